@@ -1,0 +1,3 @@
+from ghostbook.cli import main
+
+raise SystemExit(main())
