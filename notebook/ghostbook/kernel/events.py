@@ -1,0 +1,61 @@
+"""Events a kernel adapter reports to its owner (the session). Plain data, no jupyter_client types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+KernelState = Literal["starting", "idle", "busy", "restarting", "dead"]
+
+
+@dataclass(frozen=True)
+class StatusChanged:
+    """The kernel's state changed. `reason` explains a death (exit code, signal) or a failed start."""
+
+    state: KernelState
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class ExecutionStarted:
+    """The kernel began running request `msg_id` (iopub execute_input)."""
+
+    msg_id: str
+    execution_count: int | None
+
+
+@dataclass(frozen=True)
+class Output:
+    """An iopub message produced by request `msg_id`.
+
+    `msg_type` is one of stream, display_data, execute_result, error, clear_output,
+    update_display_data; `content` is the message content as jupyter_client gives it.
+    """
+
+    msg_id: str
+    msg_type: str
+    content: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ExecutionFinished:
+    """Request `msg_id` is over: its execute_reply arrived AND the kernel went idle for it, so no
+    more output for it will follow. status: ok | error | aborted | dead (the kernel died or restarted
+    before replying)."""
+
+    msg_id: str
+    status: Literal["ok", "error", "aborted", "dead"]
+    execution_count: int | None = None
+    payload: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StdinRequested:
+    """Request `msg_id` called input(); answer with KernelAdapter.send_stdin."""
+
+    msg_id: str
+    prompt: str
+    password: bool
+
+
+KernelEvent = StatusChanged | ExecutionStarted | Output | ExecutionFinished | StdinRequested

@@ -1,0 +1,212 @@
+"""Wire messages between the browser and the server, one websocket per (tab, notebook).
+
+The frontend twin of this module is `frontend/src/protocol.ts`: change both together.
+
+Every message is a JSON object with a `type`. Requests that expect an answer carry a client-chosen
+`ref` that the answer repeats. Document changes arrive as operations; the session applies them in one
+order and broadcasts the resulting events with a increasing `revision`, each naming the `origin`
+client so a tab can skip the echo of its own edits. A (re)connecting tab first gets a `snapshot`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+CellType = Literal["code", "markdown", "raw"]
+CellId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+Source = Annotated[str, Field(max_length=2_000_000)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ref: str | None = Field(default=None, max_length=64)
+
+
+# ---- client -> server ---------------------------------------------------------------------------
+
+
+class InsertCell(_Message):
+    type: Literal["insert_cell"]
+    index: int = Field(ge=0)
+    cell_type: CellType = "code"
+    source: Source = ""
+    cell_id: CellId | None = None  # the client may choose the id so it can focus the new cell
+
+
+class DeleteCells(_Message):
+    type: Literal["delete_cells"]
+    cell_ids: list[CellId] = Field(min_length=1, max_length=10_000)
+
+
+class RestoreDeleted(_Message):
+    """Undo the most recent delete: put those cells back where they were."""
+
+    type: Literal["restore_deleted"]
+
+
+class MoveCell(_Message):
+    type: Literal["move_cell"]
+    cell_id: CellId
+    delta: int  # -1 moves up one place, +1 down one place
+
+
+class SetSource(_Message):
+    type: Literal["set_source"]
+    cell_id: CellId
+    source: Source
+
+
+class SetCellType(_Message):
+    type: Literal["set_cell_type"]
+    cell_id: CellId
+    cell_type: CellType
+
+
+class ExecuteCells(_Message):
+    type: Literal["execute_cells"]
+    cell_ids: list[CellId] = Field(min_length=1, max_length=10_000)
+
+
+class RunAll(_Message):
+    type: Literal["run_all"]
+
+
+class InterruptKernel(_Message):
+    type: Literal["interrupt_kernel"]
+
+
+class RestartKernel(_Message):
+    type: Literal["restart_kernel"]
+
+
+class ChangeKernel(_Message):
+    type: Literal["change_kernel"]
+    name: str = Field(min_length=1, max_length=200)
+
+
+class ClearOutputs(_Message):
+    type: Literal["clear_outputs"]
+    cell_ids: list[CellId] | None = None  # None: every cell
+
+
+class StdinReply(_Message):
+    type: Literal["stdin_reply"]
+    value: str = Field(max_length=1_000_000)
+
+
+class Save(_Message):
+    type: Literal["save"]
+
+
+class Complete(_Message):
+    """Kernel intellisense at `cursor` (a character offset) in the server's copy of the cell."""
+
+    type: Literal["complete"]
+    cell_id: CellId
+    cursor: int = Field(ge=0)
+
+
+class Inspect(_Message):
+    type: Literal["inspect"]
+    cell_id: CellId
+    cursor: int = Field(ge=0)
+    detail_level: Literal[0, 1] = 0
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    InsertCell
+    | DeleteCells
+    | RestoreDeleted
+    | MoveCell
+    | SetSource
+    | SetCellType
+    | ExecuteCells
+    | RunAll
+    | InterruptKernel
+    | RestartKernel
+    | ChangeKernel
+    | ClearOutputs
+    | StdinReply
+    | Save
+    | Complete
+    | Inspect
+    | Ping,
+    Field(discriminator="type"),
+]
+
+_client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+class ProtocolError(ValueError):
+    """A client message that is not valid JSON or does not match any message type."""
+
+    def __init__(self, message: str, ref: str | None = None) -> None:
+        super().__init__(message)
+        self.ref = ref
+
+
+def parse_client_message(raw: str | bytes) -> ClientMessage:
+    """Validate one incoming websocket frame; raise ProtocolError with a readable reason."""
+    try:
+        return _client_adapter.validate_json(raw)
+    except ValidationError as exc:
+        ref = _guess_ref(raw)
+        errors = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}" for e in exc.errors()[:5]
+        )
+        raise ProtocolError(f"invalid message: {errors}", ref) from None
+
+
+def _guess_ref(raw: str | bytes) -> str | None:
+    import json
+
+    try:
+        value = json.loads(raw)
+    except (ValueError, TypeError):
+        return None
+    ref = value.get("ref") if isinstance(value, dict) else None
+    return ref if isinstance(ref, str) and len(ref) <= 64 else None
+
+
+# ---- server -> client ---------------------------------------------------------------------------
+# Server messages are plain dicts built by these helpers (they are only ever produced by our own
+# code, so they need no validation on the way out). Shapes:
+#
+# snapshot      {type, client_id, revision, path, notebook: {cells: [Cell], metadata},
+#                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo}
+#   Cell        {id, cell_type, source, outputs: [nbformat output dict], execution_count: int|null,
+#                state: "idle"|"queued"|"running", metadata}
+#   KernelInfo  {status: "starting"|"idle"|"busy"|"dead"|"restarting", name, display_name,
+#                reason: str|null}
+#   SaveInfo    {status: "saved"|"dirty"|"saving"|"error", message: str|null}
+# cell_inserted {type, revision, origin, index, cell: Cell}
+# cells_deleted {type, revision, origin, cell_ids}
+# cell_moved    {type, revision, origin, cell_id, index}
+# source_set    {type, revision, origin, cell_id, source}
+# cell_type_set {type, revision, origin, cell_id, cell_type}
+# cell_state    {type, revision, cell_id, state, execution_count}
+# cell_outputs  {type, revision, cell_id, outputs}       (the cell's whole, capped output list)
+# kernel_status {type, kernel: KernelInfo}
+# stdin_request {type, cell_id, prompt, password}
+# save_status   {type, save: SaveInfo}
+# complete_reply {type, ref, matches: [str], cursor_start, cursor_end, types: [str|null]}
+# inspect_reply  {type, ref, found, data: {mime: str}}
+# pong          {type, ref}
+# error         {type, ref, message}
+# fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
+
+
+def event(type_: str, **fields: Any) -> dict[str, Any]:
+    """Build a server -> client message."""
+    return {"type": type_, **fields}
+
+
+def error_message(message: str, ref: str | None = None) -> dict[str, Any]:
+    return {"type": "error", "ref": ref, "message": message}
