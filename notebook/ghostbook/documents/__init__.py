@@ -1,0 +1,1 @@
+"""Notebook files: paths confined to the root, .ipynb load/save, the root's contents."""

@@ -1,0 +1,60 @@
+"""Side effects the reducer asks for, as data; the session runtime performs them in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """Send `message` to every client of the session."""
+
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OutputsChanged:
+    """A cell's outputs changed; the runtime sends them (throttled unless `urgent`)."""
+
+    cell_id: str
+    urgent: bool
+
+
+@dataclass(frozen=True)
+class ExecuteCode:
+    """Send `code` to the kernel for cell `cell_id`; the runtime reports back with ExecutionSent."""
+
+    cell_id: str
+    code: str
+
+
+@dataclass(frozen=True)
+class InterruptKernel:
+    pass
+
+
+@dataclass(frozen=True)
+class RestartKernel:
+    pass
+
+
+@dataclass(frozen=True)
+class StartKernel:
+    """Shut down the current kernel (if any) and start kernelspec `name`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SendStdin:
+    value: str
+
+
+@dataclass(frozen=True)
+class DocumentChanged:
+    """The document differs from the file: schedule an autosave."""
+
+
+Action = (Broadcast | OutputsChanged | ExecuteCode | InterruptKernel | RestartKernel | StartKernel
+          | SendStdin | DocumentChanged)

@@ -1,0 +1,72 @@
+"""One session per open notebook, created on first open and kept while the server runs."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ghostbook.documents.contents import Contents, ContentsError
+from ghostbook.documents.ipynb_file import read_notebook
+from ghostbook.session.runtime import KernelFactory, NotebookSession
+from ghostbook.session.state import NotebookData
+
+
+class SessionManager:
+    """Sessions keyed by the notebook's path relative to the root.
+
+    A session outlives its tabs: output produced while no tab is open is kept, and a tab that
+    comes back gets it in its snapshot.
+    """
+
+    def __init__(self, contents: Contents, kernel_factory: KernelFactory, default_kernel: str = "python3") -> None:
+        self.contents = contents
+        self._kernel_factory = kernel_factory
+        self._default_kernel = default_kernel
+        self.sessions: dict[str, NotebookSession] = {}
+        self._lock = asyncio.Lock()
+
+    async def open(self, path: str) -> NotebookSession:
+        """The session of notebook `path`, opening it if needed.
+
+        Raises ContentsError (bad path, not a notebook) or NotebookFormatError (unparseable file;
+        the file is left untouched).
+        """
+        async with self._lock:
+            file_path = self.contents.resolve(path)
+            key = self.contents.relative(file_path)
+            session = self.sessions.get(key)
+            if session is not None and not session.closed:
+                return session
+            if file_path.suffix != ".ipynb" or not file_path.is_file():
+                raise ContentsError(f"no such notebook: {path}")
+            notebook = await asyncio.to_thread(read_notebook, file_path)
+            session = NotebookSession(NotebookData.from_nbformat(key, notebook), file_path,
+                                      self._kernel_factory, self._default_kernel)
+            self.sessions[key] = session
+            session.start()
+            return session
+
+    def renamed(self, old: str, new: str) -> None:
+        """Follow a rename (of a notebook or a folder) so open sessions save to the new place."""
+        for key in list(self.sessions):
+            if key == old or key.startswith(old.rstrip("/") + "/"):
+                session = self.sessions.pop(key)
+                new_key = new + key[len(old):]
+                session.data.path = new_key
+                session.file_path = session.autosaver.path = self.contents.resolve(new_key)
+                self.sessions[new_key] = session
+
+    async def deleted(self, path: str) -> None:
+        """Close the sessions of a deleted notebook or folder without saving them again."""
+        for key in list(self.sessions):
+            if key == path or key.startswith(path.rstrip("/") + "/"):
+                session = self.sessions.pop(key)
+                session.discard()
+                await session.close()
+
+    async def close_all(self) -> None:
+        sessions, self.sessions = list(self.sessions.values()), {}
+        await asyncio.gather(*(session.close() for session in sessions), return_exceptions=True)
+
+    def default_path(self) -> Path:
+        return self.contents.root

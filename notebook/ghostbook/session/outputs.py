@@ -1,0 +1,150 @@
+"""A cell's outputs as the kernel streams them: coalescing, clearing, display updates and caps.
+
+Streams are coalesced per name (stdout/stderr) and capped: the first `head_chars` characters and the
+last `tail_chars` are kept, with a line saying how much was dropped in between, so that printing a
+million lines keeps memory, the browser and the saved file small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+HEAD_CHARS = 20_000
+TAIL_CHARS = 20_000
+MAX_OUTPUTS = 200  # rich outputs per cell; older ones beyond this are dropped from the middle
+
+
+@dataclass
+class StreamText:
+    """Capped text of one stream output: head, dropped count, rolling tail."""
+
+    name: str
+    head: str = ""
+    tail: str = ""
+    dropped_chars: int = 0
+    dropped_lines: int = 0
+    head_chars: int = HEAD_CHARS
+    tail_chars: int = TAIL_CHARS
+
+    def append(self, text: str) -> None:
+        if len(self.head) < self.head_chars and not self.tail and not self.dropped_chars:
+            room = self.head_chars - len(self.head)
+            self.head += text[:room]
+            text = text[room:]
+            if not text:
+                return
+            # Cut the head at a line end so the marker starts on its own line.
+            cut = self.head.rfind("\n") + 1
+            if cut > 0:
+                text = self.head[cut:] + text
+                self.head = self.head[:cut]
+        self.tail += text
+        if len(self.tail) > 2 * self.tail_chars:
+            self._drop(len(self.tail) - self.tail_chars)
+
+    def _drop(self, count: int) -> None:
+        # Drop whole lines where possible so the tail starts at a line start.
+        newline = self.tail.find("\n", count)
+        if newline != -1 and newline - count < 1000:
+            count = newline + 1
+        removed = self.tail[:count]
+        self.tail = self.tail[count:]
+        self.dropped_chars += len(removed)
+        self.dropped_lines += removed.count("\n")
+
+    def text(self) -> str:
+        if len(self.tail) > self.tail_chars:
+            self._drop(len(self.tail) - self.tail_chars)
+        if not self.dropped_chars:
+            return self.head + self.tail
+        marker = (f"[… {self.dropped_lines:,} lines ({self.dropped_chars:,} characters) of output "
+                  f"dropped …]\n")
+        return self.head + marker + self.tail
+
+    def to_json(self) -> dict[str, Any]:
+        return {"output_type": "stream", "name": self.name, "text": self.text()}
+
+
+@dataclass
+class RichOutput:
+    """Any non-stream output, kept as its nbformat dict; `display_id` only lives in memory."""
+
+    output: dict[str, Any]
+    display_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.output
+
+
+@dataclass
+class CellOutputs:
+    items: list[StreamText | RichOutput] = field(default_factory=list)
+    clear_on_next: bool = False  # clear_output(wait=True) was called
+    dropped_outputs: int = 0
+
+    @classmethod
+    def from_json(cls, outputs: list[dict[str, Any]]) -> CellOutputs:
+        items: list[StreamText | RichOutput] = []
+        for output in outputs:
+            if output.get("output_type") == "stream":
+                text = output.get("text", "")
+                stream = StreamText(str(output.get("name", "stdout")))
+                stream.head = "".join(text) if isinstance(text, list) else str(text)
+                items.append(stream)
+            else:
+                items.append(RichOutput(dict(output)))
+        return cls(items)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [item.to_json() for item in self.items]
+
+    def clear(self, wait: bool = False) -> None:
+        if wait:
+            self.clear_on_next = True
+        else:
+            self.items.clear()
+            self.clear_on_next = False
+            self.dropped_outputs = 0
+
+    def add(self, msg_type: str, content: dict[str, Any]) -> None:
+        """Add one iopub output message (stream, display_data, execute_result, error)."""
+        if self.clear_on_next:
+            self.clear()
+        if msg_type == "stream":
+            name = str(content.get("name", "stdout"))
+            last = self.items[-1] if self.items else None
+            if not (isinstance(last, StreamText) and last.name == name):
+                last = StreamText(name)
+                self.items.append(last)
+            last.append(str(content.get("text", "")))
+            return
+        self.items.append(RichOutput(*_rich_output(msg_type, content)))
+        if len(self.items) > MAX_OUTPUTS:
+            del self.items[MAX_OUTPUTS // 2]
+            self.dropped_outputs += 1
+
+    def update_display(self, display_id: str, content: dict[str, Any]) -> bool:
+        """Replace the data of every output shown with `display_id`; True if any was found."""
+        found = False
+        for item in self.items:
+            if isinstance(item, RichOutput) and item.display_id == display_id:
+                item.output["data"] = content.get("data", {})
+                item.output["metadata"] = content.get("metadata", {})
+                found = True
+        return found
+
+
+def _rich_output(msg_type: str, content: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    display_id = (content.get("transient") or {}).get("display_id")
+    if msg_type == "error":
+        output = {"output_type": "error", "ename": content.get("ename", ""),
+                  "evalue": content.get("evalue", ""), "traceback": list(content.get("traceback", []))}
+    elif msg_type == "execute_result":
+        output = {"output_type": "execute_result", "data": content.get("data", {}),
+                  "metadata": content.get("metadata", {}),
+                  "execution_count": content.get("execution_count")}
+    else:
+        output = {"output_type": "display_data", "data": content.get("data", {}),
+                  "metadata": content.get("metadata", {})}
+    return output, display_id

@@ -1,0 +1,330 @@
+"""The session as a reducer: `apply(data, op) -> actions`, after Livebook's session data.
+
+`apply` changes `data` in place (copying a whole notebook per keystroke would be waste) and returns
+the side effects as data (`session.actions`); it does no I/O, so every rule here is testable without
+a kernel, a socket or a file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ghostbook import protocol as p
+from ghostbook.kernel import events as k
+from ghostbook.session import actions as a
+from ghostbook.session.ops import (
+    ExecutionFailedToSend,
+    ExecutionSent,
+    FromClient,
+    FromKernel,
+    KernelChosen,
+    Operation,
+)
+from ghostbook.session.outputs import RichOutput
+from ghostbook.session.state import Cell, NotebookData, StdinPrompt, new_cell_id
+
+MAX_UNDO = 50
+USABLE_KERNEL = ("idle", "busy")
+
+
+class OperationError(ValueError):
+    """The operation cannot be applied (e.g. an unknown cell); nothing was changed."""
+
+
+def apply(data: NotebookData, op: Operation) -> list[a.Action]:
+    if isinstance(op, FromClient):
+        return _client(data, op.client_id, op.message)
+    if isinstance(op, FromKernel):
+        return _kernel(data, op.event)
+    if isinstance(op, ExecutionSent):
+        data.msg_cells[op.msg_id] = op.cell_id
+        return []
+    if isinstance(op, ExecutionFailedToSend):
+        actions = _finish_running(data, op.cell_id)
+        return actions + _clear_queue(data) + [a.Broadcast(p.error_message(op.reason))]
+    if isinstance(op, KernelChosen):
+        data.kernel.name, data.kernel.display_name = op.name, op.display_name
+        spec = data.metadata.get("kernelspec") or {}
+        if spec.get("name") != op.name:
+            data.metadata["kernelspec"] = {**spec, "name": op.name, "display_name": op.display_name}
+            return [a.DocumentChanged()]
+        return []
+    raise OperationError(f"unknown operation {op!r}")
+
+
+# ---- document edits -----------------------------------------------------------------------------
+
+
+def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Action]:
+    match msg:
+        case p.InsertCell():
+            return _insert(data, origin, msg)
+        case p.DeleteCells():
+            return _delete(data, origin, msg.cell_ids)
+        case p.RestoreDeleted():
+            return _restore(data, origin)
+        case p.MoveCell():
+            return _move(data, origin, msg.cell_id, msg.delta)
+        case p.SetSource():
+            cell = _cell(data, msg.cell_id)
+            cell.source = msg.source
+            return [_document_event(data, "source_set", origin, cell_id=cell.id, source=cell.source),
+                    a.DocumentChanged()]
+        case p.SetCellType():
+            return _set_type(data, origin, msg.cell_id, msg.cell_type)
+        case p.ExecuteCells():
+            return _enqueue(data, [_cell(data, cell_id) for cell_id in msg.cell_ids])
+        case p.RunAll():
+            return _enqueue(data, list(data.cells))
+        case p.InterruptKernel():
+            return [a.InterruptKernel()]
+        case p.RestartKernel():
+            return _clear_queue(data) + [a.RestartKernel()]
+        case p.ChangeKernel():
+            return _clear_queue(data) + [a.StartKernel(msg.name)]
+        case p.ClearOutputs():
+            ids = msg.cell_ids if msg.cell_ids is not None else [c.id for c in data.cells]
+            return _clear_outputs(data, [_cell(data, cell_id) for cell_id in ids])
+        case p.StdinReply():
+            return _stdin_reply(data, msg.value)
+    raise OperationError(f"{msg.type} is not a document operation")
+
+
+def _cell(data: NotebookData, cell_id: str) -> Cell:
+    cell = data.find(cell_id)
+    if cell is None:
+        raise OperationError(f"no cell with id {cell_id}")
+    return cell
+
+
+def _document_event(data: NotebookData, type_: str, origin: str | None, **fields: Any) -> a.Broadcast:
+    data.revision += 1
+    return a.Broadcast(p.event(type_, revision=data.revision, origin=origin, **fields))
+
+
+def _insert(data: NotebookData, origin: str, msg: p.InsertCell) -> list[a.Action]:
+    cell_id = msg.cell_id if msg.cell_id and data.find(msg.cell_id) is None else new_cell_id()
+    cell = Cell(id=cell_id, cell_type=msg.cell_type, source=msg.source)
+    index = min(msg.index, len(data.cells))
+    data.cells.insert(index, cell)
+    return [_document_event(data, "cell_inserted", origin, index=index, cell=cell.to_wire()),
+            a.DocumentChanged()]
+
+
+def _delete(data: NotebookData, origin: str, cell_ids: list[str]) -> list[a.Action]:
+    wanted = set(cell_ids)
+    removed = [(index, cell) for index, cell in enumerate(data.cells) if cell.id in wanted]
+    if not removed:
+        raise OperationError("none of those cells exist")
+    data.cells = [cell for cell in data.cells if cell.id not in wanted]
+    data.queue = [cell_id for cell_id in data.queue if cell_id not in wanted]
+    for _, cell in removed:
+        if cell.state == "queued":
+            cell.state = "idle"
+    data.deleted.append(removed)
+    del data.deleted[:-MAX_UNDO]
+    return [_document_event(data, "cells_deleted", origin, cell_ids=[cell.id for _, cell in removed]),
+            a.DocumentChanged()]
+
+
+def _restore(data: NotebookData, origin: str) -> list[a.Action]:
+    if not data.deleted:
+        raise OperationError("there are no deleted cells to restore")
+    actions: list[a.Action] = []
+    for index, cell in data.deleted.pop():  # ascending original indices: each lands where it was
+        if data.find(cell.id) is not None:
+            cell.id = new_cell_id()
+        index = min(index, len(data.cells))
+        data.cells.insert(index, cell)
+        actions.append(_document_event(data, "cell_inserted", origin, index=index, cell=cell.to_wire()))
+    return actions + [a.DocumentChanged()]
+
+
+def _move(data: NotebookData, origin: str, cell_id: str, delta: int) -> list[a.Action]:
+    index = data.index_of(_cell(data, cell_id).id)
+    target = max(0, min(len(data.cells) - 1, index + delta))
+    if target == index:
+        return []
+    data.cells.insert(target, data.cells.pop(index))
+    return [_document_event(data, "cell_moved", origin, cell_id=cell_id, index=target), a.DocumentChanged()]
+
+
+def _set_type(data: NotebookData, origin: str, cell_id: str, cell_type: str) -> list[a.Action]:
+    cell = _cell(data, cell_id)
+    if cell.cell_type == cell_type:
+        return []
+    actions: list[a.Action] = []
+    if cell.cell_type == "code":
+        actions += _clear_outputs(data, [cell])
+        data.queue = [queued for queued in data.queue if queued != cell.id]
+    cell.cell_type = cell_type
+    return actions + [_document_event(data, "cell_type_set", origin, cell_id=cell.id, cell_type=cell_type),
+                      a.DocumentChanged()]
+
+
+def _clear_outputs(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
+    actions: list[a.Action] = []
+    for cell in cells:
+        if cell.cell_type != "code" or (not cell.outputs.items and cell.execution_count is None):
+            continue
+        cell.outputs.clear()
+        if cell.state == "idle":
+            cell.execution_count = None
+        actions += [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell)]
+    return actions + ([a.DocumentChanged()] if actions else [])
+
+
+# ---- execution ----------------------------------------------------------------------------------
+
+
+def _cell_state(data: NotebookData, cell: Cell) -> a.Broadcast:
+    return _document_event(data, "cell_state", None, cell_id=cell.id, state=cell.state,
+                           execution_count=cell.execution_count)
+
+
+def _enqueue(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
+    if data.kernel.status == "dead":
+        raise OperationError("the kernel is dead: restart it to run cells")
+    actions: list[a.Action] = []
+    for cell in cells:
+        if cell.cell_type != "code" or cell.state != "idle":
+            continue
+        cell.state = "queued"
+        data.queue.append(cell.id)
+        actions.append(_cell_state(data, cell))
+    return actions + _advance(data)
+
+
+def _advance(data: NotebookData) -> list[a.Action]:
+    """Start the next queued cell if the kernel is free to take it."""
+    if data.running is not None or not data.queue or data.kernel.status not in USABLE_KERNEL:
+        return []
+    cell = data.find(data.queue.pop(0))
+    if cell is None:
+        return _advance(data)
+    data.running = cell.id
+    cell.state = "running"
+    cell.outputs.clear()
+    return [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell),
+            a.ExecuteCode(cell.id, cell.source), a.DocumentChanged()]
+
+
+def _clear_queue(data: NotebookData) -> list[a.Action]:
+    actions: list[a.Action] = []
+    for cell_id in data.queue:
+        cell = data.find(cell_id)
+        if cell is not None and cell.state == "queued":
+            cell.state = "idle"
+            actions.append(_cell_state(data, cell))
+    data.queue = []
+    return actions
+
+
+def _finish_running(data: NotebookData, cell_id: str) -> list[a.Action]:
+    if data.running == cell_id:
+        data.running = None
+    if data.stdin is not None and data.stdin.cell_id == cell_id:
+        data.stdin = None
+        actions: list[a.Action] = [a.Broadcast(p.event("stdin_closed", cell_id=cell_id))]
+    else:
+        actions = []
+    cell = data.find(cell_id)
+    if cell is None:
+        return actions
+    cell.state = "idle"
+    return actions + [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell)]
+
+
+def _stdin_reply(data: NotebookData, value: str) -> list[a.Action]:
+    prompt = data.stdin
+    if prompt is None:
+        raise OperationError("the kernel is not waiting for input")
+    data.stdin = None
+    actions: list[a.Action] = [a.SendStdin(value), a.Broadcast(p.event("stdin_closed", cell_id=prompt.cell_id))]
+    cell = data.find(prompt.cell_id)
+    if cell is not None:
+        shown = "········" if prompt.password else value
+        cell.outputs.add("stream", {"name": "stdout", "text": f"{prompt.prompt}{shown}\n"})
+        actions.append(a.OutputsChanged(cell.id, urgent=True))
+    return actions
+
+
+# ---- kernel events ------------------------------------------------------------------------------
+
+
+def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
+    if isinstance(event, k.StatusChanged):
+        return _kernel_status(data, event)
+    cell_id = data.msg_cells.get(event.msg_id)
+    cell = data.find(cell_id) if cell_id is not None else None
+    if isinstance(event, k.ExecutionFinished):
+        data.msg_cells.pop(event.msg_id, None)
+        if cell_id is None:
+            return []
+        if cell is not None:
+            if event.execution_count is not None:
+                cell.execution_count = event.execution_count
+            if event.status == "dead":
+                cell.outputs.add("error", {"ename": "KernelStopped", "evalue": _stop_reason(data),
+                                           "traceback": [f"Execution stopped: {_stop_reason(data)}"]})
+        actions = _finish_running(data, cell_id)
+        if event.status != "ok":
+            actions += _clear_queue(data)
+        return actions + [a.DocumentChanged()] + _advance(data)
+    if isinstance(event, k.ExecutionStarted):
+        if cell is None:
+            return []
+        cell.execution_count = event.execution_count
+        return [_cell_state(data, cell)]
+    if isinstance(event, k.StdinRequested):
+        if cell is None:
+            return []
+        data.stdin = StdinPrompt(cell.id, event.prompt, event.password)
+        return [a.Broadcast(p.event("stdin_request", cell_id=cell.id, prompt=event.prompt,
+                                    password=event.password))]
+    if isinstance(event, k.Output):
+        return _output(data, cell, event)
+    return []
+
+
+def _stop_reason(data: NotebookData) -> str:
+    if data.kernel.status == "dead":
+        return f"the kernel died ({data.kernel.reason})" if data.kernel.reason else "the kernel died"
+    return "the kernel was restarted"
+
+
+def _output(data: NotebookData, cell: Cell | None, event: k.Output) -> list[a.Action]:
+    content = event.content
+    if event.msg_type == "update_display_data":
+        display_id = (content.get("transient") or {}).get("display_id")
+        actions: list[a.Action] = []
+        for cell_id in sorted(data.display_cells.get(display_id or "", ())):
+            shown = data.find(cell_id)
+            if shown is not None and shown.outputs.update_display(display_id or "", content):
+                actions.append(a.OutputsChanged(shown.id, urgent=True))
+        return actions + ([a.DocumentChanged()] if actions else [])
+    if cell is None:
+        return []
+    if event.msg_type == "clear_output":
+        cell.outputs.clear(wait=bool(content.get("wait")))
+    else:
+        cell.outputs.add(event.msg_type, content)
+        last = cell.outputs.items[-1]
+        if isinstance(last, RichOutput) and last.display_id:
+            data.display_cells.setdefault(last.display_id, set()).add(cell.id)
+    return [a.OutputsChanged(cell.id, urgent=event.msg_type != "stream"), a.DocumentChanged()]
+
+
+def _kernel_status(data: NotebookData, event: k.StatusChanged) -> list[a.Action]:
+    previous = data.kernel.status
+    data.kernel.status = event.state
+    if event.state in ("starting", "restarting", "dead") or event.reason:
+        data.kernel.reason = event.reason
+    actions: list[a.Action] = []
+    if event.state != previous or event.reason:
+        actions.append(a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())))
+    if event.state in ("dead", "restarting"):
+        actions += _clear_queue(data)
+    elif event.state in USABLE_KERNEL:
+        actions += _advance(data)
+    return actions

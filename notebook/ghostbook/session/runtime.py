@@ -1,0 +1,246 @@
+"""A live notebook session: applies operations through the reducer and performs the actions.
+
+One `NotebookSession` per open notebook, shared by all its tabs. Everything runs on the event loop;
+operations are applied in arrival order, so all tabs see one history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from ghostbook import protocol as p
+from ghostbook.kernel.events import KernelEvent, StatusChanged
+from ghostbook.session import actions as a
+from ghostbook.session import reducer
+from ghostbook.session.autosave import Autosaver
+from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
+from ghostbook.session.output_throttle import OutputThrottle
+from ghostbook.session.state import NotebookData
+
+log = logging.getLogger(__name__)
+
+
+class Client(Protocol):
+    """One connected tab. `send` must not block (it queues)."""
+
+    id: str
+
+    def send(self, text: str) -> None: ...
+
+
+class Kernel(Protocol):
+    """What the session needs of a kernel adapter (ghostbook.kernel.adapter.KernelAdapter)."""
+
+    kernel_name: str
+    display_name: str
+
+    async def start(self) -> None: ...
+    def execute(self, code: str) -> str: ...
+    async def interrupt(self) -> None: ...
+    async def restart(self) -> None: ...
+    async def shutdown(self) -> None: ...
+    async def complete(self, code: str, cursor_pos: int) -> dict[str, Any]: ...
+    async def inspect(self, code: str, cursor_pos: int, detail_level: int = 0) -> dict[str, Any]: ...
+    def send_stdin(self, value: str) -> None: ...
+
+
+KernelFactory = Callable[[Callable[[KernelEvent], None], str, str], Kernel]
+
+
+class NotebookSession:
+    def __init__(self, data: NotebookData, file_path: Path, kernel_factory: KernelFactory,
+                 default_kernel: str = "python3") -> None:
+        self.data = data
+        self.file_path = file_path
+        self.clients: dict[str, Client] = {}
+        self._kernel_factory = kernel_factory
+        self._default_kernel = default_kernel
+        self.kernel: Kernel | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.autosaver = Autosaver(file_path, data.to_nbformat, self._on_save_status)
+        self._throttle = OutputThrottle(self._send_outputs)
+        self.closed = False
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the notebook's kernel in the background."""
+        self._spawn(self._start_kernel(self.data.kernel.name or self._default_kernel))
+
+    async def close(self) -> None:
+        """Save, stop the kernel, and drop all clients."""
+        self.closed = True
+        self._throttle.cancel()
+        await self.autosaver.flush()
+        if self.kernel is not None:
+            await self.kernel.shutdown()
+        for task in list(self._tasks):
+            task.cancel()
+
+    def discard(self) -> None:
+        """The file is gone (deleted): stop saving and tell the tabs."""
+        self.autosaver.disable()
+        self.broadcast(p.event("fatal", message=f"{self.data.path} was deleted"))
+
+    def add_client(self, client: Client, kernelspecs: list[dict[str, Any]]) -> None:
+        self.clients[client.id] = client
+        snapshot = self.data.snapshot()
+        client.send(json.dumps(p.event("snapshot", client_id=client.id, kernelspecs=kernelspecs,
+                                       save=self.autosaver.status, **snapshot)))
+
+    def remove_client(self, client_id: str) -> None:
+        self.clients.pop(client_id, None)
+
+    # ---- incoming -------------------------------------------------------------------------------
+
+    async def handle(self, client: Client, message: p.ClientMessage) -> None:
+        """Apply one validated client message; answer requests that carry a `ref`."""
+        match message:
+            case p.Ping():
+                self._reply(client, p.event("pong", ref=message.ref))
+            case p.Save():
+                ok = await self.autosaver.save()
+                if not ok:
+                    self._reply(client, p.error_message(f"save failed: {self.autosaver.status['message']}",
+                                                        message.ref))
+            case p.Complete() | p.Inspect():
+                await self._intellisense(client, message)
+            case _:
+                try:
+                    self.apply(FromClient(client.id, message))
+                except reducer.OperationError as exc:
+                    self._reply(client, p.error_message(str(exc), message.ref))
+
+    def apply(self, op: Operation) -> None:
+        for action in reducer.apply(self.data, op):
+            self._perform(action)
+
+    def _on_kernel_event(self, event: KernelEvent) -> None:
+        if not self.closed:
+            self.apply(FromKernel(event))
+
+    # ---- actions --------------------------------------------------------------------------------
+
+    def _perform(self, action: a.Action) -> None:
+        match action:
+            case a.Broadcast():
+                self.broadcast(action.message)
+            case a.OutputsChanged():
+                self._throttle.changed(action.cell_id, action.urgent)
+            case a.ExecuteCode():
+                self._execute(action.cell_id, action.code)
+            case a.DocumentChanged():
+                self.autosaver.mark_dirty()
+            case a.InterruptKernel():
+                if self.kernel is not None:
+                    self._spawn(self.kernel.interrupt())
+            case a.RestartKernel():
+                self._spawn(self._restart_kernel())
+            case a.StartKernel():
+                self._spawn(self._start_kernel(action.name))
+            case a.SendStdin():
+                if self.kernel is not None:
+                    self.kernel.send_stdin(action.value)
+
+    def _execute(self, cell_id: str, code: str) -> None:
+        if self.kernel is None:
+            self.apply(ExecutionFailedToSend(cell_id, "the kernel is not running"))
+            return
+        try:
+            msg_id = self.kernel.execute(code)
+        except Exception as exc:  # the adapter refuses when its kernel is dead
+            self.apply(ExecutionFailedToSend(cell_id, f"cannot run the cell: {exc}"))
+            return
+        self.apply(ExecutionSent(cell_id, msg_id))
+
+    async def _start_kernel(self, name: str) -> None:
+        from ghostbook.session.ops import KernelChosen
+
+        if self.kernel is not None:
+            old, self.kernel = self.kernel, None
+            await old.shutdown()
+        cwd = str(self.file_path.parent)
+        kernel = self._kernel_factory(self._on_kernel_event, name, cwd)
+        self.kernel = kernel
+        try:
+            await kernel.start()
+        except Exception as exc:
+            log.warning("kernel %s failed to start: %s", name, exc)
+            if self.kernel is kernel:
+                self.apply(FromKernel(StatusChanged("dead", f"the kernel could not start: {exc}")))
+            return
+        if self.kernel is kernel:
+            self.apply(KernelChosen(kernel.kernel_name, kernel.display_name))
+
+    async def _restart_kernel(self) -> None:
+        if self.kernel is None:
+            await self._start_kernel(self.data.kernel.name or self._default_kernel)
+            return
+        try:
+            await self.kernel.restart()
+        except Exception as exc:
+            log.warning("restart failed: %s", exc)
+            self.apply(FromKernel(StatusChanged("dead", f"restart failed: {exc}")))
+
+    async def _intellisense(self, client: Client, message: p.Complete | p.Inspect) -> None:
+        cell = self.data.find(message.cell_id)
+        if cell is None:
+            self._reply(client, p.error_message(f"no cell with id {message.cell_id}", message.ref))
+            return
+        cursor = min(message.cursor, len(cell.source))
+        if self.kernel is None or self.data.kernel.status not in ("idle", "busy"):
+            reply: dict[str, Any] = {"matches": [], "cursor_start": cursor, "cursor_end": cursor,
+                                     "metadata": {}, "found": False, "data": {}}
+        else:
+            try:
+                if isinstance(message, p.Complete):
+                    reply = await self.kernel.complete(cell.source, cursor)
+                else:
+                    reply = await self.kernel.inspect(cell.source, cursor, message.detail_level)
+            except Exception as exc:
+                self._reply(client, p.error_message(f"the kernel did not answer: {exc}", message.ref))
+                return
+        if isinstance(message, p.Complete):
+            types = [m.get("type") for m in reply.get("metadata", {}).get("_jupyter_types_experimental", [])]
+            matches = list(reply.get("matches", []))
+            self._reply(client, p.event("complete_reply", ref=message.ref, matches=matches,
+                                        cursor_start=reply.get("cursor_start", cursor),
+                                        cursor_end=reply.get("cursor_end", cursor),
+                                        types=types if len(types) == len(matches) else [None] * len(matches)))
+        else:
+            self._reply(client, p.event("inspect_reply", ref=message.ref, found=bool(reply.get("found")),
+                                        data=reply.get("data", {})))
+
+    # ---- outgoing -------------------------------------------------------------------------------
+
+    def broadcast(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message)
+        for client in list(self.clients.values()):
+            client.send(text)
+
+    def _reply(self, client: Client, message: dict[str, Any]) -> None:
+        client.send(json.dumps(message))
+
+    def _send_outputs(self, cell_id: str) -> None:
+        cell = self.data.find(cell_id)
+        if cell is not None:
+            self.broadcast(p.event("cell_outputs", revision=self.data.revision, cell_id=cell_id,
+                                   outputs=cell.outputs.to_json()))
+
+    def _on_save_status(self, status: dict[str, Any]) -> None:
+        self.broadcast(p.event("save_status", save=status))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("session task failed", exc_info=task.exception())

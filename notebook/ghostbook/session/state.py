@@ -1,0 +1,128 @@
+"""The state of one open notebook: cells, kernel, execution queue, undo stack of deleted cells."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from ghostbook.session.outputs import CellOutputs
+
+CELL_KEYS = {"id", "cell_type", "source", "metadata", "outputs", "execution_count"}
+
+
+def new_cell_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass
+class Cell:
+    id: str
+    cell_type: str
+    source: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    outputs: CellOutputs = field(default_factory=CellOutputs)
+    execution_count: int | None = None
+    state: str = "idle"  # idle | queued | running (never saved)
+    extra: dict[str, Any] = field(default_factory=dict)  # attachments and unknown keys, kept as is
+
+    @classmethod
+    def from_nbformat(cls, cell: dict[str, Any], taken: set[str]) -> Cell:
+        cell_id = str(cell.get("id") or "")
+        if not cell_id or cell_id in taken:
+            cell_id = new_cell_id()
+        taken.add(cell_id)
+        source = cell.get("source", "")
+        return cls(
+            id=cell_id,
+            cell_type=cell["cell_type"],
+            source="".join(source) if isinstance(source, list) else str(source),
+            metadata=dict(cell.get("metadata") or {}),
+            outputs=CellOutputs.from_json(list(cell.get("outputs") or [])),
+            execution_count=cell.get("execution_count"),
+            extra={k: v for k, v in cell.items() if k not in CELL_KEYS},
+        )
+
+    def to_nbformat(self) -> dict[str, Any]:
+        cell: dict[str, Any] = {"id": self.id, "cell_type": self.cell_type, "metadata": self.metadata,
+                                "source": self.source, **self.extra}
+        if self.cell_type == "code":
+            cell["outputs"] = self.outputs.to_json()
+            cell["execution_count"] = self.execution_count
+        return cell
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"id": self.id, "cell_type": self.cell_type, "source": self.source,
+                "metadata": self.metadata, "outputs": self.outputs.to_json(),
+                "execution_count": self.execution_count, "state": self.state}
+
+
+@dataclass
+class KernelInfo:
+    status: str = "starting"  # starting | idle | busy | restarting | dead
+    name: str = ""
+    display_name: str = ""
+    reason: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"status": self.status, "name": self.name, "display_name": self.display_name,
+                "reason": self.reason}
+
+
+@dataclass
+class StdinPrompt:
+    cell_id: str
+    prompt: str
+    password: bool
+
+
+@dataclass
+class NotebookData:
+    path: str
+    cells: list[Cell]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    nbformat_minor: int = 5
+    revision: int = 0
+    kernel: KernelInfo = field(default_factory=KernelInfo)
+    queue: list[str] = field(default_factory=list)  # cell ids waiting to run, in order
+    running: str | None = None  # cell id whose request the kernel is running
+    msg_cells: dict[str, str] = field(default_factory=dict)  # kernel msg_id -> cell id
+    deleted: list[list[tuple[int, Cell]]] = field(default_factory=list)  # undo stack
+    stdin: StdinPrompt | None = None
+    display_cells: dict[str, set[str]] = field(default_factory=dict)  # display_id -> cell ids
+
+    @classmethod
+    def from_nbformat(cls, path: str, notebook: dict[str, Any]) -> NotebookData:
+        taken: set[str] = set()
+        cells = [Cell.from_nbformat(cell, taken) for cell in notebook.get("cells", [])]
+        spec = (notebook.get("metadata") or {}).get("kernelspec") or {}
+        kernel = KernelInfo(name=str(spec.get("name") or ""), display_name=str(spec.get("display_name") or ""))
+        return cls(path=path, cells=cells, metadata=dict(notebook.get("metadata") or {}),
+                   nbformat_minor=max(5, int(notebook.get("nbformat_minor") or 5)), kernel=kernel)
+
+    def to_nbformat(self) -> dict[str, Any]:
+        return {"cells": [cell.to_nbformat() for cell in self.cells], "metadata": self.metadata,
+                "nbformat": 4, "nbformat_minor": self.nbformat_minor}
+
+    def index_of(self, cell_id: str) -> int:
+        for index, cell in enumerate(self.cells):
+            if cell.id == cell_id:
+                return index
+        raise KeyError(cell_id)
+
+    def find(self, cell_id: str) -> Cell | None:
+        for cell in self.cells:
+            if cell.id == cell_id:
+                return cell
+        return None
+
+    def snapshot(self) -> dict[str, Any]:
+        stdin = self.stdin
+        return {
+            "revision": self.revision,
+            "path": self.path,
+            "notebook": {"cells": [cell.to_wire() for cell in self.cells], "metadata": self.metadata},
+            "kernel": self.kernel.to_wire(),
+            "stdin": None if stdin is None else {"cell_id": stdin.cell_id, "prompt": stdin.prompt,
+                                                 "password": stdin.password},
+        }

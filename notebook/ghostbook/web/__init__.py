@@ -1,0 +1,1 @@
+"""HTTP and websocket transport (Starlette). Nothing below this package imports Starlette."""

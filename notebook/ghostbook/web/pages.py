@@ -1,0 +1,28 @@
+"""The single-page app's HTML and static files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+STATIC_DIR = Path(__file__).parent / "static"
+NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+async def index(request: Request) -> Response:
+    if not (STATIC_DIR / "build" / "main.js").is_file():
+        return PlainTextResponse("The frontend is not built: run `make build` (npm ci && npm run build "
+                                 "in frontend/).\n", status_code=500)
+    return FileResponse(STATIC_DIR / "index.html", headers=NO_CACHE)
+
+
+routes = [
+    Route("/", index),
+    Route("/tree/{path:path}", index),
+    Route("/notebooks/{path:path}", index),
+    Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+]

@@ -1,0 +1,102 @@
+"""Every request must carry the server's token, come to a loopback Host and (websockets) from our
+own Origin. Pure ASGI middleware in Starlette's style."""
+
+from __future__ import annotations
+
+import hmac
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ghostbook.web.config import ServerConfig
+
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
+
+
+def host_name(host_header: str) -> str:
+    """`127.0.0.1:8888` -> `127.0.0.1`, `[::1]:8888` -> `[::1]`."""
+    if host_header.startswith("["):
+        return host_header.split("]", 1)[0] + "]"
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+class SecurityMiddleware:
+    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+        self.app = app
+        self.config = config
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        problem = self._check_host(headers) or self._check_origin(scope, headers)
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        query_token = (query.get("token") or [None])[0]
+        if problem is None and not self._token_ok(headers, query_token):
+            problem = "invalid or missing token: open the URL that ghostbook printed"
+        if problem is not None:
+            await self._deny(scope, receive, send, problem)
+            return
+        if (scope["type"] == "http" and query_token is not None and scope["method"] == "GET"
+                and not scope["path"].startswith(("/api/", "/static/"))):
+            # Trade the token in the URL for a cookie and drop it from the address bar.
+            await self._redirect_with_cookie(scope, query, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _check_host(self, headers: Headers) -> str | None:
+        if self.config.allow_remote:
+            return None
+        if host_name(headers.get("host", "")).lower() not in LOOPBACK_HOSTS:
+            return "requests must be addressed to localhost (start with --allow-remote to serve others)"
+        return None
+
+    def _check_origin(self, scope: Scope, headers: Headers) -> str | None:
+        if scope["type"] != "websocket":
+            return None
+        origin = headers.get("origin")
+        if origin is None:
+            return "websocket without Origin header"
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or parts.netloc.lower() != headers.get("host", "").lower():
+            return f"websocket from a foreign origin: {origin}"
+        return None
+
+    def _token_ok(self, headers: Headers, query_token: str | None) -> bool:
+        expected = self.config.token.encode()
+        candidates = [query_token]
+        cookie = SimpleCookie()
+        try:
+            cookie.load(headers.get("cookie", ""))
+        except Exception:
+            pass
+        if self.config.cookie_name in cookie:
+            candidates.append(cookie[self.config.cookie_name].value)
+        auth = headers.get("authorization", "")
+        if auth.lower().startswith("token "):
+            candidates.append(auth[6:].strip())
+        return any(c is not None and hmac.compare_digest(c.encode(), expected) for c in candidates)
+
+    async def _deny(self, scope: Scope, receive: Receive, send: Send, reason: str) -> None:
+        response: Response
+        if scope["type"] == "websocket":
+            # Closing before accept makes the server refuse the handshake with HTTP 403.
+            await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+            return
+        if scope["path"].startswith("/api/"):
+            response = JSONResponse({"error": reason}, status_code=403)
+        else:
+            response = PlainTextResponse(f"403 Forbidden: {reason}\n", status_code=403)
+        await response(scope, receive, send)
+
+    async def _redirect_with_cookie(self, scope: Scope, query: dict[str, list[str]], receive: Receive,
+                                    send: Send) -> None:
+        rest = {k: v for k, v in query.items() if k != "token"}
+        target = scope["path"] + (("?" + urlencode(rest, doseq=True)) if rest else "")
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(self.config.cookie_name, self.config.token, httponly=True, samesite="strict")
+        await response(scope, receive, send)
