@@ -1,0 +1,53 @@
+// HTTP calls to the server's contents and kernelspec APIs (auth rides on the server's cookie).
+
+export interface Entry {
+  name: string;
+  path: string;
+  type: "directory" | "notebook";
+  size: number | null;
+  modified: string | number | null;
+}
+
+export interface Listing {
+  path: string;
+  entries: Entry[];
+}
+
+export class ApiError extends Error {}
+
+async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method,
+    credentials: "same-origin",
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const data = (await response.json()) as { error?: string };
+      if (data.error) message = data.error;
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new ApiError(message);
+  }
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export function listDir(path: string): Promise<Listing> {
+  return call("GET", `/api/contents?path=${encodeURIComponent(path)}`);
+}
+
+export function create(dir: string, type: "notebook" | "directory", name?: string): Promise<{ path: string }> {
+  return call("POST", "/api/contents", name ? { dir, type, name } : { dir, type });
+}
+
+export function rename(path: string, newPath: string): Promise<{ path: string }> {
+  return call("PATCH", "/api/contents", { path, new_path: newPath });
+}
+
+export function remove(path: string): Promise<void> {
+  return call("DELETE", `/api/contents?path=${encodeURIComponent(path)}`);
+}

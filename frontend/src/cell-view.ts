@@ -1,0 +1,252 @@
+// One cell on the page: prompt, per-cell buttons, the CodeMirror editor, the rendered markdown and
+// the output area (with an input box while the kernel waits on stdin).
+
+import type { Connection } from "./connection";
+import { button, el } from "./dom";
+import { CellEditor } from "./editor";
+import { renderMarkdown } from "./markdown";
+import type { CellModel } from "./notebook-state";
+import { renderOutputs } from "./outputs";
+import type { CellState, CellType, Output } from "./protocol";
+import type { KeyBinding } from "@codemirror/view";
+
+export type Mode = "command" | "edit";
+export type RunHow = "stay" | "advance" | "insert";
+
+/** What a cell asks of the notebook around it. */
+export interface CellHost {
+  connection: Connection;
+  select(id: string, mode: Mode): void;
+  run(id: string, how: RunHow): void;
+  insertAt(index: number, type?: CellType, mode?: Mode): void;
+  indexOf(id: string): number;
+  moveCell(id: string, delta: number): void;
+  deleteCells(ids: string[]): void;
+  setCellType(id: string, type: CellType): void;
+  sourceChanged(id: string, source: string): void;
+  save(): void;
+}
+
+export class CellView {
+  readonly element: HTMLElement;
+  readonly editor: CellEditor;
+  private readonly prompt: HTMLElement;
+  private readonly editorHost: HTMLElement;
+  private readonly rendered: HTMLElement;
+  private readonly outputArea: HTMLElement;
+  private readonly outputList: HTMLElement;
+  private readonly stdinHost: HTMLElement;
+  private readonly typeSelect: HTMLSelectElement;
+  private pendingOutputs: Output[] | null = null;
+  private stdinPending = false;
+  type: CellType;
+  /** Markdown cells show their rendering instead of the editor while not being edited. */
+  isRendered = false;
+
+  constructor(
+    readonly id: string,
+    model: CellModel,
+    private readonly host: CellHost,
+  ) {
+    this.type = model.type;
+    this.prompt = el("div", { class: "prompt", testid: "cell-prompt" });
+    this.editorHost = el("div", { class: "cell-editor", testid: "cell-editor" });
+    this.rendered = el("div", { class: "markdown-rendered markdown-body", testid: "markdown-rendered" });
+    const panelHost = el("div", { class: "cell-panels" });
+    this.outputList = el("div", { class: "output-list" });
+    this.stdinHost = el("div", { class: "stdin-host" });
+    this.outputArea = el("div", { class: "cell-output", testid: "cell-output" }, this.outputList, this.stdinHost);
+    this.typeSelect = el(
+      "select",
+      { class: "cell-type-select", testid: "cell-type-select", title: "Cell type" },
+      el("option", { value: "code" }, "Code"),
+      el("option", { value: "markdown" }, "Markdown"),
+      el("option", { value: "raw" }, "Raw"),
+    );
+    this.typeSelect.addEventListener("change", () => host.setCellType(id, this.typeSelect.value as CellType));
+    const tools = el(
+      "div",
+      { class: "cell-tools" },
+      button("▶", "run-cell", "Run cell (Ctrl+Enter)", () => host.run(id, "stay"), "icon-button"),
+      button("↑", "move-cell-up", "Move cell up", () => host.moveCell(id, -1), "icon-button"),
+      button("↓", "move-cell-down", "Move cell down", () => host.moveCell(id, 1), "icon-button"),
+      this.typeSelect,
+      button("+", "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1), "icon-button"),
+      button("🗑", "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
+    );
+    const main = el("div", { class: "cell-main" }, tools, this.editorHost, this.rendered, panelHost, this.outputArea);
+    this.element = el(
+      "div",
+      { class: "cell", testid: "cell", "data-cell-id": id },
+      el("div", { class: "cell-side" }, this.prompt),
+      main,
+    );
+    this.element.addEventListener("mousedown", (event) => {
+      if (!this.editorHost.contains(event.target as Node)) host.select(id, "command");
+    });
+    this.rendered.addEventListener("dblclick", () => host.select(id, "edit"));
+
+    this.editor = new CellEditor(
+      this.editorHost,
+      model.source,
+      model.type,
+      {
+        cellId: id,
+        cellType: () => this.type,
+        connection: host.connection,
+        panelHost,
+        toCommandMode: () => host.select(id, "command"),
+      },
+      {
+        onChange: (source) => host.sourceChanged(id, source),
+        onFocus: () => host.select(id, "edit"),
+        keys: this.editorKeys(),
+      },
+    );
+    this.setType(model.type);
+    this.setState(model.state, model.executionCount);
+    this.setOutputs(model.outputs, true);
+    if (model.type === "markdown" && model.source.trim()) this.renderMarkdown();
+  }
+
+  private editorKeys(): KeyBinding[] {
+    const run = (how: RunHow) => () => {
+      this.host.run(this.id, how);
+      return true;
+    };
+    return [
+      { key: "Shift-Enter", run: run("advance") },
+      { key: "Ctrl-Enter", run: run("stay") },
+      { key: "Mod-Enter", run: run("stay") },
+      { key: "Alt-Enter", run: run("insert") },
+      {
+        key: "Escape",
+        run: () => {
+          this.host.select(this.id, "command");
+          return true;
+        },
+      },
+      {
+        key: "Mod-s",
+        run: () => {
+          this.host.save();
+          return true;
+        },
+        preventDefault: true,
+      },
+    ];
+  }
+
+  setType(type: CellType): void {
+    const changed = type !== this.type;
+    this.type = type;
+    this.element.dataset.cellType = type;
+    this.typeSelect.value = type;
+    if (changed) this.editor.setType(type);
+    if (type !== "markdown") this.showEditor();
+  }
+
+  setState(state: CellState, executionCount: number | null): void {
+    this.element.dataset.state = state;
+    if (this.type !== "code") {
+      this.prompt.textContent = "";
+      return;
+    }
+    const label = state === "running" || state === "queued" ? "*" : (executionCount ?? " ");
+    this.prompt.textContent = `[${label}]`;
+    this.prompt.title = state;
+    if (state === "idle") this.clearStdin();
+  }
+
+  /** Re-render outputs at most once per animation frame (bursts of updates coalesce). */
+  setOutputs(outputs: Output[], immediate = false): void {
+    if (immediate) {
+      this.pendingOutputs = null;
+      this.drawOutputs(outputs);
+      return;
+    }
+    const scheduled = this.pendingOutputs !== null;
+    this.pendingOutputs = outputs;
+    if (scheduled) return;
+    requestAnimationFrame(() => {
+      const latest = this.pendingOutputs;
+      this.pendingOutputs = null;
+      if (latest) this.drawOutputs(latest);
+    });
+  }
+
+  private drawOutputs(outputs: Output[]): void {
+    renderOutputs(this.outputList, outputs);
+    this.updateOutputVisibility();
+  }
+
+  private updateOutputVisibility(): void {
+    const empty = !this.outputList.childElementCount && !this.stdinPending;
+    this.outputArea.classList.toggle("empty", empty);
+  }
+
+  setRemoteSource(source: string): void {
+    this.editor.setRemoteSource(source);
+    if (this.type === "markdown" && this.isRendered) this.renderMarkdown();
+  }
+
+  setSelected(selected: boolean, mode: Mode): void {
+    this.element.classList.toggle("selected", selected);
+    this.element.classList.toggle("editing", selected && mode === "edit");
+  }
+
+  /** Show the editor (markdown: leave the rendered view) and focus it. */
+  edit(): void {
+    this.showEditor();
+    if (!this.editor.hasFocus()) this.editor.focus();
+  }
+
+  renderMarkdown(): void {
+    if (this.type !== "markdown") return;
+    const source = this.editor.source;
+    this.rendered.innerHTML = source.trim() ? renderMarkdown(source) : "<p class=\"placeholder\">Empty markdown cell</p>";
+    this.isRendered = true;
+    this.element.classList.add("rendered");
+  }
+
+  private showEditor(): void {
+    this.isRendered = false;
+    this.element.classList.remove("rendered");
+  }
+
+  showStdin(prompt: string, password: boolean, onReply: (value: string) => void): void {
+    this.clearStdin();
+    this.stdinPending = true;
+    const input = el("input", {
+      class: "stdin-input",
+      testid: "stdin-input",
+      type: password ? "password" : "text",
+      "aria-label": prompt || "input",
+      autocomplete: "off",
+    });
+    input.addEventListener("keydown", (event) => {
+      event.stopPropagation();
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      const value = input.value;
+      this.clearStdin();
+      const echo = el("pre", { class: "stdin-echo" }, prompt + (password ? "••••••" : value));
+      this.stdinHost.appendChild(echo);
+      onReply(value);
+    });
+    this.stdinHost.append(el("label", { class: "stdin-box" }, el("span", { class: "stdin-prompt" }, prompt), input));
+    this.updateOutputVisibility();
+    input.focus();
+  }
+
+  private clearStdin(): void {
+    this.stdinPending = false;
+    this.stdinHost.replaceChildren();
+    this.updateOutputVisibility();
+  }
+
+  destroy(): void {
+    this.editor.destroy();
+    this.element.remove();
+  }
+}

@@ -1,0 +1,147 @@
+// One websocket per open notebook: sends client messages, matches replies to requests by `ref`,
+// and reconnects with backoff (each reconnect starts with a fresh snapshot from the server).
+
+import type { ClientMessage, ReplyMessage, ServerMessage } from "./protocol";
+
+export type ConnectionState = "connecting" | "open" | "closed" | "fatal";
+
+export interface ConnectionHandlers {
+  onMessage(message: ServerMessage): void;
+  onStateChange(state: ConnectionState): void;
+}
+
+interface Pending {
+  resolve(reply: ReplyMessage | null): void;
+}
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+const REQUEST_TIMEOUT_MS = 15000;
+
+export class Connection {
+  private socket: WebSocket | null = null;
+  private attempt = 0;
+  private refCounter = 0;
+  private pending = new Map<string, Pending>();
+  private beforeSendHooks: (() => void)[] = [];
+  private reconnectTimer: number | null = null;
+  private fatal = false;
+  state: ConnectionState = "connecting";
+
+  constructor(
+    private readonly url: string,
+    private readonly handlers: ConnectionHandlers,
+  ) {}
+
+  static forNotebook(path: string, handlers: ConnectionHandlers): Connection {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const url = `${scheme}//${location.host}/ws?path=${encodeURIComponent(path)}`;
+    return new Connection(url, handlers);
+  }
+
+  /** Run `hook` before every outgoing message (used to flush pending edits first). */
+  addBeforeSend(hook: () => void): void {
+    this.beforeSendHooks.push(hook);
+  }
+
+  open(): void {
+    this.setState("connecting");
+    const socket = new WebSocket(this.url);
+    this.socket = socket;
+    socket.onopen = () => {
+      this.attempt = 0;
+      this.setState("open");
+    };
+    socket.onmessage = (event) => this.receive(event.data as string);
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.failPending();
+      if (this.fatal) {
+        this.setState("fatal");
+        return;
+      }
+      this.setState("closed");
+      this.scheduleReconnect();
+    };
+  }
+
+  /** Send a message; pending edits are flushed first so the server's copy is current. */
+  send(message: ClientMessage): boolean {
+    for (const hook of this.beforeSendHooks) hook();
+    return this.sendRaw(message);
+  }
+
+  /** Send without running the before-send hooks (used by the hooks themselves). */
+  sendRaw(message: ClientMessage): boolean {
+    if (!this.socket || this.socket.readyState !== WebSocket.OPEN) return false;
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Send a request and wait for the reply carrying its ref (null if the socket dropped). */
+  request<T extends ReplyMessage>(message: ClientMessage): Promise<T | ErrorMessageLike | null> {
+    const ref = `r${++this.refCounter}`;
+    return new Promise((resolve) => {
+      const timer = window.setTimeout(() => {
+        this.pending.delete(ref);
+        resolve(null);
+      }, REQUEST_TIMEOUT_MS);
+      this.pending.set(ref, {
+        resolve: (reply) => {
+          window.clearTimeout(timer);
+          resolve(reply as T | null);
+        },
+      });
+      if (!this.send({ ...message, ref })) {
+        this.pending.get(ref)?.resolve(null);
+        this.pending.delete(ref);
+      }
+    });
+  }
+
+  close(): void {
+    this.fatal = true;
+    this.socket?.close();
+  }
+
+  private receive(raw: string): void {
+    let message: ServerMessage;
+    try {
+      message = JSON.parse(raw) as ServerMessage;
+    } catch {
+      return;
+    }
+    if (message.type === "fatal") this.fatal = true;
+    const ref = "ref" in message ? message.ref : null;
+    if (ref && this.pending.has(ref)) {
+      const entry = this.pending.get(ref)!;
+      this.pending.delete(ref);
+      entry.resolve(message as ReplyMessage);
+      // Errors answering a request are still shown to the user by the handler.
+      if (message.type !== "error") return;
+    }
+    this.handlers.onMessage(message);
+  }
+
+  private failPending(): void {
+    for (const entry of this.pending.values()) entry.resolve(null);
+    this.pending.clear();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.reconnectTimer !== null) return;
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    this.reconnectTimer = window.setTimeout(() => {
+      this.reconnectTimer = null;
+      this.open();
+    }, delay);
+  }
+
+  private setState(state: ConnectionState): void {
+    this.state = state;
+    this.handlers.onStateChange(state);
+  }
+}
+
+type ErrorMessageLike = { type: "error"; ref: string | null; message: string };

@@ -1,0 +1,188 @@
+// CodeMirror 6 editors for cells. The extension list is assembled from providers so other modules
+// can add behaviour without touching this file: intellisense registers one, and the ghost-text
+// completion (issue 4) will register another via `registerEditorExtension`.
+//
+// Key ownership: Tab indents (ghost text may later take it with a higher precedence when it has a
+// suggestion); Ctrl+Space is deliberately unbound (reserved for forced ghost-text requests).
+
+import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
+import { defaultKeymap, history, historyKeymap, indentMore } from "@codemirror/commands";
+import { markdown } from "@codemirror/lang-markdown";
+import { python } from "@codemirror/lang-python";
+import {
+  bracketMatching,
+  defaultHighlightStyle,
+  indentOnInput,
+  indentUnit,
+  syntaxHighlighting,
+} from "@codemirror/language";
+import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
+import {
+  Annotation,
+  Compartment,
+  EditorSelection,
+  EditorState,
+  type Extension,
+  Prec,
+} from "@codemirror/state";
+import { drawSelection, dropCursor, EditorView, keymap, type KeyBinding } from "@codemirror/view";
+import type { Connection } from "./connection";
+import type { CellType } from "./protocol";
+
+/** What an extension provider may use: the cell it serves, the connection, a place for panels. */
+export interface EditorContext {
+  cellId: string;
+  cellType(): CellType;
+  connection: Connection;
+  /** An element below the editor where extensions may show panels (inspect docs, ...). */
+  panelHost: HTMLElement;
+  /** Ask the notebook to leave edit mode (Esc). */
+  toCommandMode(): void;
+}
+
+export type EditorExtensionProvider = (context: EditorContext) => Extension;
+
+const providers: EditorExtensionProvider[] = [];
+
+/** Add an extension to every editor created from now on (call at module load). */
+export function registerEditorExtension(provider: EditorExtensionProvider): void {
+  providers.push(provider);
+}
+
+/** Transactions that apply a source change received from the server (never sent back). */
+export const remoteChange = Annotation.define<boolean>();
+
+export interface EditorHandlers {
+  onChange(source: string): void;
+  onFocus(): void;
+  /** Notebook-level keys (Shift+Enter, Ctrl+Enter, Alt+Enter, Esc, Ctrl+S). */
+  keys: KeyBinding[];
+}
+
+function languageFor(type: CellType): Extension {
+  if (type === "code") return python();
+  if (type === "markdown") return markdown();
+  return [];
+}
+
+/** Tab: indent the selection, or insert spaces to the next indent stop at the cursor. */
+function indentOrInsertSpaces(view: EditorView): boolean {
+  const { state } = view;
+  if (state.selection.ranges.some((range) => !range.empty)) return indentMore(view);
+  const unit = state.facet(indentUnit);
+  view.dispatch(
+    state.changeByRange((range) => {
+      const line = state.doc.lineAt(range.head);
+      const column = range.head - line.from;
+      const spaces = unit.length - (column % unit.length);
+      const text = " ".repeat(spaces || unit.length);
+      return {
+        changes: { from: range.head, insert: text },
+        range: EditorSelection.cursor(range.head + text.length),
+      };
+    }),
+    { userEvent: "input.indent", scrollIntoView: true },
+  );
+  return true;
+}
+
+const baseTheme = EditorView.theme({
+  "&": { fontSize: "14px" },
+  ".cm-content": { fontFamily: "var(--mono)", padding: "6px 0" },
+  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.45" },
+  "&.cm-focused": { outline: "none" },
+});
+
+export class CellEditor {
+  readonly view: EditorView;
+  private readonly language = new Compartment();
+
+  constructor(
+    parent: HTMLElement,
+    source: string,
+    type: CellType,
+    context: EditorContext,
+    handlers: EditorHandlers,
+  ) {
+    const extensions: Extension[] = [
+      history(),
+      drawSelection(),
+      dropCursor(),
+      indentOnInput(),
+      bracketMatching(),
+      closeBrackets(),
+      highlightSelectionMatches(),
+      syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+      indentUnit.of("    "),
+      EditorState.tabSize.of(4),
+      this.language.of(languageFor(type)),
+      baseTheme,
+      Prec.high(keymap.of(handlers.keys)),
+      keymap.of([
+        { key: "Tab", run: indentOrInsertSpaces },
+        ...closeBracketsKeymap,
+        ...defaultKeymap,
+        ...historyKeymap,
+        ...searchKeymap,
+      ]),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged && !update.transactions.every((tr) => tr.annotation(remoteChange))) {
+          handlers.onChange(update.state.doc.toString());
+        }
+        if (update.focusChanged && update.view.hasFocus) handlers.onFocus();
+      }),
+      ...providers.map((provider) => provider(context)),
+    ];
+    this.view = new EditorView({
+      parent,
+      state: EditorState.create({ doc: source, extensions }),
+    });
+  }
+
+  get source(): string {
+    return this.view.state.doc.toString();
+  }
+
+  setType(type: CellType): void {
+    this.view.dispatch({ effects: this.language.reconfigure(languageFor(type)) });
+  }
+
+  /** Apply the server's text, changing only the differing middle so the selection survives. */
+  setRemoteSource(source: string): void {
+    const current = this.source;
+    if (current === source) return;
+    let start = 0;
+    const max = Math.min(current.length, source.length);
+    while (start < max && current.charCodeAt(start) === source.charCodeAt(start)) start++;
+    let endOld = current.length;
+    let endNew = source.length;
+    while (endOld > start && endNew > start && current.charCodeAt(endOld - 1) === source.charCodeAt(endNew - 1)) {
+      endOld--;
+      endNew--;
+    }
+    this.view.dispatch({
+      changes: { from: start, to: endOld, insert: source.slice(start, endNew) },
+      annotations: [remoteChange.of(true)],
+    });
+  }
+
+  focus(atEnd = false): void {
+    if (atEnd) {
+      const end = this.view.state.doc.length;
+      this.view.dispatch({ selection: { anchor: end } });
+    }
+    this.view.focus();
+  }
+
+  blur(): void {
+    this.view.contentDOM.blur();
+  }
+
+  hasFocus(): boolean {
+    return this.view.hasFocus;
+  }
+
+  destroy(): void {
+    this.view.destroy();
+  }
+}

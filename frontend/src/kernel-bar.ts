@@ -1,0 +1,110 @@
+// The notebook toolbar: kernel status and chooser, run/interrupt/restart/clear, save status, help.
+
+import { button, el } from "./dom";
+import type { KernelInfo, KernelSpecInfo, SaveInfo } from "./protocol";
+
+export interface ToolbarActions {
+  runAll(): void;
+  interrupt(): void;
+  restart(): void;
+  clearOutputs(): void;
+  changeKernel(name: string): void;
+  save(): void;
+  toggleHelp(): void;
+  addCell(): void;
+}
+
+export function saveLabel(save: SaveInfo): string {
+  switch (save.status) {
+    case "saved":
+      return "saved";
+    case "dirty":
+      return "unsaved";
+    case "saving":
+      return "saving…";
+    case "error":
+      return `save failed: ${save.message ?? "unknown error"}`;
+  }
+}
+
+export class KernelBar {
+  readonly element: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly select: HTMLSelectElement;
+  private readonly message: HTMLElement;
+  private readonly saveStatus: HTMLElement;
+  readonly connectionStatus: HTMLElement;
+
+  constructor(title: HTMLElement, actions: ToolbarActions) {
+    this.status = el("span", { class: "kernel-status", testid: "kernel-status", role: "status" }, "starting");
+    this.select = el("select", { class: "kernel-select", testid: "kernel-select", title: "Kernel" });
+    this.select.addEventListener("change", () => actions.changeKernel(this.select.value));
+    this.message = el("div", { class: "kernel-message", testid: "kernel-message", role: "alert" });
+    this.saveStatus = el("span", { class: "save-status", testid: "save-status" }, "saved");
+    this.connectionStatus = el("span", { class: "connection-status", testid: "connection-status" }, "connecting…");
+    const buttons = el(
+      "div",
+      { class: "toolbar-buttons" },
+      button("+ Cell", "add-cell", "Add a code cell at the end", () => actions.addCell()),
+      button("▶▶ Run all", "run-all", "Run all cells", () => actions.runAll()),
+      button("■ Interrupt", "interrupt-kernel", "Interrupt the kernel (i i)", () => actions.interrupt()),
+      button("↻ Restart", "restart-kernel", "Restart the kernel (0 0)", () => actions.restart()),
+      button("⌫ Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
+      button("Save", "save-notebook", "Save (Ctrl+S)", () => actions.save()),
+      button("⌨", "shortcuts-help", "Keyboard shortcuts (h)", () => actions.toggleHelp(), "icon-button"),
+    );
+    const kernel = el(
+      "div",
+      { class: "kernel-info" },
+      el("span", { class: "kernel-dot" }),
+      this.select,
+      this.status,
+    );
+    this.element = el(
+      "header",
+      { class: "toolbar", testid: "toolbar" },
+      el("div", { class: "toolbar-row" }, title, this.saveStatus, this.connectionStatus, el("span", { class: "spacer" }), kernel),
+      el("div", { class: "toolbar-row" }, buttons),
+      this.message,
+    );
+    this.message.hidden = true;
+  }
+
+  setKernel(kernel: KernelInfo, specs: KernelSpecInfo[]): void {
+    this.status.textContent = kernel.status;
+    this.element.dataset.kernelStatus = kernel.status;
+    const names = specs.map((s) => s.name);
+    const options = specs.map((s) => el("option", { value: s.name }, s.display_name || s.name));
+    if (kernel.name && !names.includes(kernel.name)) {
+      options.push(el("option", { value: kernel.name }, kernel.display_name || kernel.name));
+    }
+    this.select.replaceChildren(...options);
+    this.select.value = kernel.name;
+    this.setKernelStatus(kernel);
+  }
+
+  setKernelStatus(kernel: KernelInfo): void {
+    this.status.textContent = kernel.status;
+    this.element.dataset.kernelStatus = kernel.status;
+    if (kernel.name && this.select.value !== kernel.name) {
+      if (![...this.select.options].some((o) => o.value === kernel.name)) {
+        this.select.append(el("option", { value: kernel.name }, kernel.display_name || kernel.name));
+      }
+      this.select.value = kernel.name;
+    }
+    const text = kernel.reason ? (kernel.status === "dead" ? `Kernel died: ${kernel.reason}` : kernel.reason) : "";
+    this.message.textContent = text;
+    this.message.hidden = !text;
+  }
+
+  setSave(save: SaveInfo): void {
+    this.saveStatus.textContent = saveLabel(save);
+    this.saveStatus.dataset.status = save.status;
+  }
+
+  setConnection(state: "connecting" | "open" | "closed" | "fatal"): void {
+    const text = { connecting: "connecting…", open: "connected", closed: "disconnected", fatal: "closed" }[state];
+    this.connectionStatus.textContent = text;
+    this.connectionStatus.dataset.state = state;
+  }
+}

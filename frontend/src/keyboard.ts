@@ -1,0 +1,109 @@
+// Jupyter-style command-mode keys, handled at the document level while no editor or input has focus.
+
+export interface CommandActions {
+  hasSelection(): boolean;
+  edit(): void;
+  selectRelative(delta: number): void;
+  insert(where: "above" | "below"): void;
+  deleteSelected(): void;
+  restoreDeleted(): void;
+  setType(type: "code" | "markdown" | "raw"): void;
+  moveSelected(delta: number): void;
+  run(how: "stay" | "advance" | "insert"): void;
+  interrupt(): void;
+  restart(): void;
+  save(): void;
+  toggleHelp(): void;
+  closeOverlays(): boolean;
+}
+
+const CHORD_MS = 800;
+
+function isTextTarget(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.closest(".cm-editor")) return true;
+  return target.matches("input, textarea, select, [contenteditable=''], [contenteditable='true']");
+}
+
+export function installCommandKeys(actions: CommandActions): () => void {
+  let lastKey = "";
+  let lastTime = 0;
+  const chord = (key: string): boolean => {
+    const now = Date.now();
+    const hit = lastKey === key && now - lastTime < CHORD_MS;
+    lastKey = hit ? "" : key;
+    lastTime = now;
+    return hit;
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    const mod = event.ctrlKey || event.metaKey;
+    if (mod && !event.altKey && event.key.toLowerCase() === "s") {
+      event.preventDefault();
+      actions.save();
+      return;
+    }
+    if (event.defaultPrevented || isTextTarget(event.target)) return;
+    if (event.key === "Escape") {
+      if (actions.closeOverlays()) event.preventDefault();
+      return;
+    }
+    if (!actions.hasSelection()) return;
+    let handled = true;
+    if (event.key === "Enter") {
+      if (event.shiftKey) actions.run("advance");
+      else if (mod) actions.run("stay");
+      else if (event.altKey) actions.run("insert");
+      else actions.edit();
+    } else if (mod && event.key === "ArrowUp") actions.moveSelected(-1);
+    else if (mod && event.key === "ArrowDown") actions.moveSelected(1);
+    else if (mod || event.altKey) handled = false;
+    else {
+      switch (event.key) {
+        case "ArrowUp":
+        case "k":
+          actions.selectRelative(-1);
+          break;
+        case "ArrowDown":
+        case "j":
+          actions.selectRelative(1);
+          break;
+        case "a":
+          actions.insert("above");
+          break;
+        case "b":
+          actions.insert("below");
+          break;
+        case "d":
+          if (chord("d")) actions.deleteSelected();
+          break;
+        case "z":
+          actions.restoreDeleted();
+          break;
+        case "m":
+          actions.setType("markdown");
+          break;
+        case "y":
+          actions.setType("code");
+          break;
+        case "r":
+          actions.setType("raw");
+          break;
+        case "i":
+          if (chord("i")) actions.interrupt();
+          break;
+        case "0":
+          if (chord("0")) actions.restart();
+          break;
+        case "h":
+          actions.toggleHelp();
+          break;
+        default:
+          handled = false;
+      }
+    }
+    if (handled) event.preventDefault();
+  };
+  document.addEventListener("keydown", onKeyDown);
+  return () => document.removeEventListener("keydown", onKeyDown);
+}

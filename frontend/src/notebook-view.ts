@@ -1,0 +1,353 @@
+// The notebook page: applies server events to the cell views, owns selection and mode
+// (Jupyter's command/edit), and turns user actions into protocol messages.
+
+import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
+import { Connection, type ConnectionState } from "./connection";
+import { el } from "./dom";
+import { treeUrl } from "./file-browser";
+import { KernelBar } from "./kernel-bar";
+import { installCommandKeys } from "./keyboard";
+import { cellFromWire, NotebookState } from "./notebook-state";
+import type { CellType, ServerMessage, Snapshot } from "./protocol";
+import { ShortcutsHelp } from "./shortcuts-help";
+import { showToast } from "./toast";
+
+function newCellId(): string {
+  const bytes = new Uint8Array(6);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function parentDir(path: string): string {
+  const at = path.lastIndexOf("/");
+  return at === -1 ? "" : path.slice(0, at);
+}
+
+
+export class NotebookView implements CellHost {
+  readonly connection: Connection;
+  private readonly state = new NotebookState();
+  private readonly views = new Map<string, CellView>();
+  private readonly root: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly bar: KernelBar;
+  private readonly help = new ShortcutsHelp();
+  private selectedId: string | null = null;
+  private mode: Mode = "command";
+  private pendingSelect: { id: string; mode: Mode } | null = null;
+  private pendingSources = new Map<string, string>();
+  private flushScheduled = false;
+  private loaded = false;
+
+  constructor(
+    container: HTMLElement,
+    private readonly path: string,
+  ) {
+    const name = path.split("/").pop() ?? path;
+    document.title = `${name} – Ghostbook`;
+    const title = el(
+      "div",
+      { class: "notebook-title" },
+      el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, "👻"),
+      el("span", { class: "notebook-name", testid: "notebook-name", title: path }, path),
+    );
+    this.bar = new KernelBar(title, {
+      runAll: () => this.connection.send({ type: "run_all" }),
+      interrupt: () => this.connection.send({ type: "interrupt_kernel" }),
+      restart: () => this.connection.send({ type: "restart_kernel" }),
+      clearOutputs: () => this.connection.send({ type: "clear_outputs", cell_ids: null }),
+      changeKernel: (kernel) => this.connection.send({ type: "change_kernel", name: kernel }),
+      save: () => this.save(),
+      toggleHelp: () => this.help.toggle(),
+      addCell: () => this.insertAt(this.state.cells.length, "code", "edit"),
+    });
+    this.list = el("main", { class: "cells", testid: "cells" });
+    const addEnd = el("button", { class: "add-end", testid: "add-cell-end", type: "button" }, "+ Code cell");
+    addEnd.addEventListener("click", () => this.insertAt(this.state.cells.length, "code", "edit"));
+    this.root = el("div", { class: "notebook", testid: "notebook", "data-path": path }, this.bar.element, this.list, addEnd);
+    this.root.dataset.loaded = "false";
+    container.replaceChildren(this.root);
+
+    this.connection = Connection.forNotebook(path, {
+      onMessage: (message) => this.handle(message),
+      onStateChange: (state) => this.onConnection(state),
+    });
+    this.connection.addBeforeSend(() => this.flushSources());
+    installCommandKeys({
+      hasSelection: () => this.selectedId !== null && this.mode === "command",
+      edit: () => this.selectedId && this.select(this.selectedId, "edit"),
+      selectRelative: (delta) => this.selectRelative(delta),
+      insert: (where) => {
+        const index = this.selectedIndex();
+        this.insertAt(where === "above" ? Math.max(index, 0) : index + 1, "code", "command");
+      },
+      deleteSelected: () => this.selectedId && this.deleteCells([this.selectedId]),
+      restoreDeleted: () => this.connection.send({ type: "restore_deleted" }),
+      setType: (type) => this.selectedId && this.setCellType(this.selectedId, type),
+      moveSelected: (delta) => this.selectedId && this.moveCell(this.selectedId, delta),
+      run: (how) => this.selectedId && this.run(this.selectedId, how),
+      interrupt: () => this.connection.send({ type: "interrupt_kernel" }),
+      restart: () => this.connection.send({ type: "restart_kernel" }),
+      save: () => this.save(),
+      toggleHelp: () => this.help.toggle(),
+      closeOverlays: () => {
+        if (!this.help.visible) return false;
+        this.help.hide();
+        return true;
+      },
+    });
+    this.connection.open();
+  }
+
+  // ---- server events --------------------------------------------------------------------------
+
+  private handle(message: ServerMessage): void {
+    switch (message.type) {
+      case "snapshot":
+        this.loadSnapshot(message);
+        break;
+      case "fatal":
+        this.showFatal(message.message);
+        break;
+      case "cell_inserted": {
+        const model = cellFromWire(message.cell);
+        if (this.views.has(model.id)) return;
+        const at = this.state.insert(message.index, model);
+        const view = new CellView(model.id, model, this);
+        this.views.set(model.id, view);
+        this.list.insertBefore(view.element, this.list.children[at] ?? null);
+        if (this.pendingSelect?.id === model.id) {
+          const { mode } = this.pendingSelect;
+          this.pendingSelect = null;
+          this.select(model.id, mode);
+        } else if (this.selectedId === null) this.select(model.id, "command");
+        break;
+      }
+      case "cells_deleted":
+        this.removeCells(message.cell_ids);
+        break;
+      case "cell_moved": {
+        const to = this.state.move(message.cell_id, message.index);
+        const view = this.views.get(message.cell_id);
+        if (to === -1 || !view) return;
+        const next = this.state.cells[to + 1];
+        this.list.insertBefore(view.element, next ? this.views.get(next.id)!.element : null);
+        if (this.selectedId === message.cell_id) view.element.scrollIntoView({ block: "nearest" });
+        break;
+      }
+      case "source_set": {
+        if (message.origin === this.state.clientId) return;
+        const model = this.state.get(message.cell_id);
+        if (!model) return;
+        model.source = message.source;
+        this.pendingSources.delete(message.cell_id);
+        this.views.get(message.cell_id)?.setRemoteSource(message.source);
+        break;
+      }
+      case "cell_type_set": {
+        const model = this.state.get(message.cell_id);
+        const view = this.views.get(message.cell_id);
+        if (!model || !view) return;
+        model.type = message.cell_type;
+        view.setType(message.cell_type);
+        view.setState(model.state, model.executionCount);
+        const editing = this.selectedId === model.id && this.mode === "edit";
+        if (model.type === "markdown" && !editing) view.renderMarkdown();
+        break;
+      }
+      case "cell_state": {
+        const model = this.state.get(message.cell_id);
+        if (!model) return;
+        model.state = message.state;
+        model.executionCount = message.execution_count;
+        this.views.get(message.cell_id)?.setState(message.state, message.execution_count);
+        break;
+      }
+      case "cell_outputs": {
+        const model = this.state.get(message.cell_id);
+        if (!model) return;
+        model.outputs = message.outputs;
+        this.views.get(message.cell_id)?.setOutputs(message.outputs);
+        break;
+      }
+      case "kernel_status":
+        this.state.kernel = message.kernel;
+        this.bar.setKernelStatus(message.kernel);
+        break;
+      case "stdin_request":
+        this.views.get(message.cell_id)?.showStdin(message.prompt, message.password, (value) => {
+          this.connection.send({ type: "stdin_reply", value });
+        });
+        break;
+      case "save_status":
+        this.state.save = message.save;
+        this.bar.setSave(message.save);
+        break;
+      case "error":
+        showToast(message.message);
+        break;
+      default:
+        break;
+    }
+    if ("revision" in message && typeof message.revision === "number") this.state.revision = message.revision;
+  }
+
+  private loadSnapshot(snapshot: Snapshot): void {
+    const keepSelected = this.selectedId;
+    const keepMode = this.mode;
+    for (const view of this.views.values()) view.destroy();
+    this.views.clear();
+    this.pendingSources.clear();
+    this.state.load(snapshot);
+    const fragment = document.createDocumentFragment();
+    for (const model of this.state.cells) {
+      const view = new CellView(model.id, model, this);
+      this.views.set(model.id, view);
+      fragment.appendChild(view.element);
+    }
+    this.list.replaceChildren(fragment);
+    this.bar.setKernel(snapshot.kernel, snapshot.kernelspecs);
+    this.bar.setSave(snapshot.save);
+    this.selectedId = null;
+    const target = keepSelected && this.views.has(keepSelected) ? keepSelected : this.state.cells[0]?.id;
+    if (target) this.select(target, keepSelected === target && this.loaded ? keepMode : "command");
+    this.loaded = true;
+    this.root.dataset.loaded = "true";
+  }
+
+  private removeCells(ids: string[]): void {
+    const selected = this.selectedId;
+    let selectedIndex = -1;
+    for (const id of ids) {
+      const index = this.state.remove(id);
+      if (id === selected) selectedIndex = index;
+      this.pendingSources.delete(id);
+      this.views.get(id)?.destroy();
+      this.views.delete(id);
+    }
+    if (selectedIndex !== -1) {
+      this.selectedId = null;
+      const cells = this.state.cells;
+      const next = cells[Math.min(selectedIndex, cells.length - 1)];
+      if (next) this.select(next.id, "command");
+    }
+  }
+
+  private showFatal(message: string): void {
+    this.root.replaceChildren(
+      el(
+        "div",
+        { class: "notebook-error", testid: "notebook-error", role: "alert" },
+        el("h1", {}, "This notebook cannot be opened"),
+        el("pre", {}, message),
+        el("p", {}, "The file was left untouched. "),
+        el("a", { href: treeUrl(parentDir(this.path)), testid: "back-to-files" }, "Back to files"),
+      ),
+    );
+  }
+
+  private onConnection(state: ConnectionState): void {
+    this.bar.setConnection(state);
+    this.root.classList.toggle("disconnected", state === "closed");
+  }
+
+  // ---- actions (CellHost) ---------------------------------------------------------------------
+
+  indexOf(id: string): number {
+    return this.state.indexOf(id);
+  }
+
+  private selectedIndex(): number {
+    return this.selectedId ? this.state.indexOf(this.selectedId) : -1;
+  }
+
+  select(id: string, mode: Mode): void {
+    const view = this.views.get(id);
+    if (!view) return;
+    if (this.selectedId !== id) {
+      if (this.selectedId) this.views.get(this.selectedId)?.setSelected(false, "command");
+      this.selectedId = id;
+    }
+    this.mode = mode;
+    view.setSelected(true, mode);
+    if (mode === "edit") {
+      view.edit();
+    } else {
+      if (view.editor.hasFocus()) view.editor.blur();
+      const active = document.activeElement;
+      if (active instanceof HTMLElement && this.list.contains(active) && !view.element.contains(active)) active.blur();
+      if (!view.element.contains(document.activeElement) || view.editor.hasFocus()) {
+        view.element.tabIndex = -1;
+        view.element.focus({ preventScroll: true });
+      }
+      view.element.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  private selectRelative(delta: number): void {
+    const index = this.selectedIndex();
+    const next = this.state.cells[index + delta];
+    if (next) this.select(next.id, "command");
+  }
+
+  run(id: string, how: RunHow): void {
+    const view = this.views.get(id);
+    if (!view) return;
+    if (view.type === "markdown") view.renderMarkdown();
+    else if (view.type === "code") this.connection.send({ type: "execute_cells", cell_ids: [id] });
+    else this.flushSources();
+    const index = this.state.indexOf(id);
+    if (how === "stay") this.select(id, "command");
+    else if (how === "insert") this.insertAt(index + 1, "code", "edit");
+    else {
+      const next = this.state.cells[index + 1];
+      if (next) this.select(next.id, "command");
+      else this.insertAt(index + 1, "code", "edit");
+    }
+  }
+
+  insertAt(index: number, type: CellType = "code", mode: Mode = "command"): void {
+    const id = newCellId();
+    this.pendingSelect = { id, mode };
+    if (!this.connection.send({ type: "insert_cell", index: Math.max(0, index), cell_type: type, cell_id: id })) {
+      showToast("Not connected: the cell was not added");
+    }
+  }
+
+  moveCell(id: string, delta: number): void {
+    this.connection.send({ type: "move_cell", cell_id: id, delta });
+  }
+
+  deleteCells(ids: string[]): void {
+    this.connection.send({ type: "delete_cells", cell_ids: ids });
+  }
+
+  setCellType(id: string, type: CellType): void {
+    const view = this.views.get(id);
+    if (view?.type === type) return;
+    this.connection.send({ type: "set_cell_type", cell_id: id, cell_type: type });
+  }
+
+  sourceChanged(id: string, source: string): void {
+    const model = this.state.get(id);
+    if (model) model.source = source;
+    this.pendingSources.set(id, source);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(() => this.flushSources());
+  }
+
+  /** Send every pending edit; runs before any other message so the server's text is current. */
+  private flushSources(): void {
+    this.flushScheduled = false;
+    if (!this.pendingSources.size) return;
+    for (const [cell_id, source] of this.pendingSources) {
+      this.connection.sendRaw({ type: "set_source", cell_id, source });
+    }
+    this.pendingSources.clear();
+  }
+
+  save(): void {
+    this.connection.send({ type: "save" });
+  }
+}

@@ -1,0 +1,271 @@
+// Wire messages between this UI and the Ghostbook server, one websocket per (tab, notebook).
+// Twin of notebook/ghostbook/protocol.py: change both together (the Python module is the
+// authority; this file only mirrors it).
+
+export type CellType = "code" | "markdown" | "raw";
+export type CellState = "idle" | "queued" | "running";
+export type KernelStatus = "starting" | "idle" | "busy" | "dead" | "restarting";
+export type SaveStatus = "saved" | "dirty" | "saving" | "error";
+
+// ---- client -> server ----------------------------------------------------------------------
+
+interface Base {
+  ref?: string | null;
+}
+
+export interface InsertCell extends Base {
+  type: "insert_cell";
+  index: number;
+  cell_type?: CellType;
+  source?: string;
+  cell_id?: string | null;
+}
+export interface DeleteCells extends Base {
+  type: "delete_cells";
+  cell_ids: string[];
+}
+export interface RestoreDeleted extends Base {
+  type: "restore_deleted";
+}
+export interface MoveCell extends Base {
+  type: "move_cell";
+  cell_id: string;
+  delta: number;
+}
+export interface SetSource extends Base {
+  type: "set_source";
+  cell_id: string;
+  source: string;
+}
+export interface SetCellType extends Base {
+  type: "set_cell_type";
+  cell_id: string;
+  cell_type: CellType;
+}
+export interface ExecuteCells extends Base {
+  type: "execute_cells";
+  cell_ids: string[];
+}
+export interface RunAll extends Base {
+  type: "run_all";
+}
+export interface InterruptKernel extends Base {
+  type: "interrupt_kernel";
+}
+export interface RestartKernel extends Base {
+  type: "restart_kernel";
+}
+export interface ChangeKernel extends Base {
+  type: "change_kernel";
+  name: string;
+}
+export interface ClearOutputs extends Base {
+  type: "clear_outputs";
+  cell_ids?: string[] | null;
+}
+export interface StdinReply extends Base {
+  type: "stdin_reply";
+  value: string;
+}
+export interface Save extends Base {
+  type: "save";
+}
+/** Kernel intellisense at `cursor` (a character offset, in code points) in the server's copy. */
+export interface Complete extends Base {
+  type: "complete";
+  cell_id: string;
+  cursor: number;
+}
+export interface Inspect extends Base {
+  type: "inspect";
+  cell_id: string;
+  cursor: number;
+  detail_level?: 0 | 1;
+}
+export interface Ping extends Base {
+  type: "ping";
+}
+
+export type ClientMessage =
+  | InsertCell
+  | DeleteCells
+  | RestoreDeleted
+  | MoveCell
+  | SetSource
+  | SetCellType
+  | ExecuteCells
+  | RunAll
+  | InterruptKernel
+  | RestartKernel
+  | ChangeKernel
+  | ClearOutputs
+  | StdinReply
+  | Save
+  | Complete
+  | Inspect
+  | Ping;
+
+// ---- server -> client ----------------------------------------------------------------------
+
+/** An nbformat v4 output dict (stream, execute_result, display_data, error). */
+export interface Output {
+  output_type: string;
+  name?: string;
+  text?: string | string[];
+  data?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  execution_count?: number | null;
+  ename?: string;
+  evalue?: string;
+  traceback?: string[];
+  [key: string]: unknown;
+}
+
+export interface Cell {
+  id: string;
+  cell_type: CellType;
+  source: string;
+  outputs: Output[];
+  execution_count: number | null;
+  state: CellState;
+  metadata: Record<string, unknown>;
+}
+
+export interface KernelInfo {
+  status: KernelStatus;
+  name: string;
+  display_name: string;
+  reason: string | null;
+}
+
+export interface KernelSpecInfo {
+  name: string;
+  display_name: string;
+  language: string;
+}
+
+export interface SaveInfo {
+  status: SaveStatus;
+  message: string | null;
+}
+
+export interface Snapshot {
+  type: "snapshot";
+  client_id: string;
+  revision: number;
+  path: string;
+  notebook: { cells: Cell[]; metadata: Record<string, unknown> };
+  kernel: KernelInfo;
+  kernelspecs: KernelSpecInfo[];
+  save: SaveInfo;
+}
+export interface CellInserted {
+  type: "cell_inserted";
+  revision: number;
+  origin: string | null;
+  index: number;
+  cell: Cell;
+}
+export interface CellsDeleted {
+  type: "cells_deleted";
+  revision: number;
+  origin: string | null;
+  cell_ids: string[];
+}
+export interface CellMoved {
+  type: "cell_moved";
+  revision: number;
+  origin: string | null;
+  cell_id: string;
+  index: number;
+}
+export interface SourceSet {
+  type: "source_set";
+  revision: number;
+  origin: string | null;
+  cell_id: string;
+  source: string;
+}
+export interface CellTypeSet {
+  type: "cell_type_set";
+  revision: number;
+  origin: string | null;
+  cell_id: string;
+  cell_type: CellType;
+}
+export interface CellStateEvent {
+  type: "cell_state";
+  revision: number;
+  cell_id: string;
+  state: CellState;
+  execution_count: number | null;
+}
+export interface CellOutputs {
+  type: "cell_outputs";
+  revision: number;
+  cell_id: string;
+  outputs: Output[];
+}
+export interface KernelStatusEvent {
+  type: "kernel_status";
+  kernel: KernelInfo;
+}
+export interface StdinRequest {
+  type: "stdin_request";
+  cell_id: string;
+  prompt: string;
+  password: boolean;
+}
+export interface SaveStatusEvent {
+  type: "save_status";
+  save: SaveInfo;
+}
+export interface CompleteReply {
+  type: "complete_reply";
+  ref: string;
+  matches: string[];
+  cursor_start: number;
+  cursor_end: number;
+  types: (string | null)[];
+}
+export interface InspectReply {
+  type: "inspect_reply";
+  ref: string;
+  found: boolean;
+  data: Record<string, string>;
+}
+export interface Pong {
+  type: "pong";
+  ref: string | null;
+}
+export interface ErrorMessage {
+  type: "error";
+  ref: string | null;
+  message: string;
+}
+/** The notebook cannot be opened; the socket closes after it. */
+export interface Fatal {
+  type: "fatal";
+  message: string;
+}
+
+export type ServerMessage =
+  | Snapshot
+  | CellInserted
+  | CellsDeleted
+  | CellMoved
+  | SourceSet
+  | CellTypeSet
+  | CellStateEvent
+  | CellOutputs
+  | KernelStatusEvent
+  | StdinRequest
+  | SaveStatusEvent
+  | CompleteReply
+  | InspectReply
+  | Pong
+  | ErrorMessage
+  | Fatal;
+
+/** Replies that answer a request by its `ref`. */
+export type ReplyMessage = CompleteReply | InspectReply | Pong | ErrorMessage;

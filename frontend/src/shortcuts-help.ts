@@ -1,0 +1,61 @@
+// The keyboard shortcuts panel (the list is what keyboard.ts and cell-view.ts implement).
+
+import { button, el } from "./dom";
+
+export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
+  { mode: "Any", keys: "Shift+Enter", action: "Run cell, select the next one (a new cell at the end)" },
+  { mode: "Any", keys: "Ctrl+Enter", action: "Run cell in place" },
+  { mode: "Any", keys: "Alt+Enter", action: "Run cell and insert a cell below" },
+  { mode: "Any", keys: "Ctrl+S / Cmd+S", action: "Save the notebook" },
+  { mode: "Edit", keys: "Esc", action: "Command mode (close the popup or docs first)" },
+  { mode: "Edit", keys: "Enter", action: "Accept the selected completion when the popup is open" },
+  { mode: "Edit", keys: "↑ / ↓", action: "Move in the completion popup" },
+  { mode: "Edit", keys: "Shift+Tab", action: "Show documentation for the name at the cursor" },
+  { mode: "Edit", keys: "Tab", action: "Indent (reserved for ghost-text completion)" },
+  { mode: "Edit", keys: "Ctrl+Z / Ctrl+Shift+Z", action: "Undo / redo in the cell" },
+  { mode: "Command", keys: "Enter", action: "Edit the selected cell" },
+  { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below" },
+  { mode: "Command", keys: "a / b", action: "Insert a cell above / below" },
+  { mode: "Command", keys: "d d", action: "Delete the selected cell" },
+  { mode: "Command", keys: "z", action: "Restore the last deleted cells" },
+  { mode: "Command", keys: "m / y / r", action: "Make the cell markdown / code / raw" },
+  { mode: "Command", keys: "Ctrl+↑ / Ctrl+↓", action: "Move the cell up / down" },
+  { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
+  { mode: "Command", keys: "0 0", action: "Restart the kernel" },
+  { mode: "Command", keys: "h", action: "Show or hide this panel" },
+];
+
+export class ShortcutsHelp {
+  readonly panel: HTMLElement;
+
+  constructor() {
+    const rows = SHORTCUTS.map((s) =>
+      el("tr", {}, el("td", { class: "mode" }, s.mode), el("td", {}, el("kbd", {}, s.keys)), el("td", {}, s.action)),
+    );
+    this.panel = el(
+      "div",
+      { class: "shortcuts-panel", testid: "shortcuts-panel", role: "dialog", "aria-label": "Keyboard shortcuts" },
+      el(
+        "div",
+        { class: "shortcuts-header" },
+        el("h2", {}, "Keyboard shortcuts"),
+        button("×", "close-shortcuts", "Close", () => this.hide(), "icon-button"),
+      ),
+      el("table", {}, el("tbody", {}, ...rows)),
+    );
+    this.panel.hidden = true;
+    document.body.appendChild(this.panel);
+  }
+
+  get visible(): boolean {
+    return !this.panel.hidden;
+  }
+
+  toggle(): void {
+    this.panel.hidden = !this.panel.hidden;
+  }
+
+  hide(): void {
+    this.panel.hidden = true;
+  }
+}
