@@ -10,6 +10,7 @@ client so a tab can skip the echo of its own edits. A (re)connecting tab first g
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -165,8 +166,6 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
 
 
 def _guess_ref(raw: str | bytes) -> str | None:
-    import json
-
     try:
         value = json.loads(raw)
     except (ValueError, TypeError):
@@ -201,6 +200,10 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # pong          {type, ref}
 # error         {type, ref, message}
 # fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
+
+
+def json_dumps(message: dict[str, Any]) -> str:
+    return json.dumps(message)
 
 
 def event(type_: str, **fields: Any) -> dict[str, Any]:

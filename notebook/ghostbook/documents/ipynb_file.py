@@ -44,7 +44,7 @@ def notebook_to_json(notebook: dict[str, Any]) -> str:
     Unlike `nbformat.writes` this skips schema validation: the document comes from our own state
     and unknown metadata must be written back as it was read.
     """
-    return JSONWriter().writes(notebook) + "\n"
+    return JSONWriter().writes(nbformat.from_dict(notebook)) + "\n"
 
 
 def write_atomic(path: Path, text: str) -> None:

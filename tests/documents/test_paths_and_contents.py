@@ -1,0 +1,73 @@
+from pathlib import Path
+
+import pytest
+
+from ghostbook.documents.contents import Contents, ContentsError
+from ghostbook.documents.paths import PathError, resolve_in_root
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    (root / "sub").mkdir()
+    (root / "sub" / "a.ipynb").write_text("{}")
+    sibling = tmp_path / "notebooks-secret"  # starts with the root's name
+    sibling.mkdir()
+    (sibling / "s.ipynb").write_text("{}")
+    return root
+
+
+@pytest.mark.parametrize("bad", [
+    "../notebooks-secret/s.ipynb", "sub/../../notebooks-secret/s.ipynb", "/etc/passwd", "..",
+    "sub\\..\\x", "a\x00b", "~/x",
+])
+def test_paths_outside_root_are_refused(root: Path, bad: str) -> None:
+    with pytest.raises(PathError):
+        resolve_in_root(root, bad)
+
+
+def test_symlink_out_of_root_is_refused(root: Path, tmp_path: Path) -> None:
+    (root / "escape").symlink_to(tmp_path / "notebooks-secret")
+    (root / "link.ipynb").symlink_to(tmp_path / "notebooks-secret" / "s.ipynb")
+    with pytest.raises(PathError):
+        resolve_in_root(root, "escape/s.ipynb")
+    with pytest.raises(PathError):
+        resolve_in_root(root, "link.ipynb")
+    names = [entry.name for entry in Contents(root).list_dir("")]
+    assert "escape" not in names and "link.ipynb" not in names
+
+
+def test_inside_paths_resolve(root: Path) -> None:
+    assert resolve_in_root(root, "sub/a.ipynb") == (root / "sub" / "a.ipynb").resolve()
+    assert resolve_in_root(root, "") == root.resolve()
+
+
+def test_list_create_rename_delete(root: Path) -> None:
+    contents = Contents(root)
+    (root / "notes.txt").write_text("not shown")
+    (root / ".hidden.ipynb").write_text("{}")
+    first = contents.create("", "notebook")
+    second = contents.create("", "notebook")
+    assert (first, second) == ("Untitled.ipynb", "Untitled1.ipynb")
+    entries = contents.list_dir("")
+    assert [(e.name, e.type) for e in entries] == [
+        ("sub", "directory"), ("Untitled.ipynb", "notebook"), ("Untitled1.ipynb", "notebook")]
+    assert contents.rename("Untitled.ipynb", "sub/Moved.ipynb") == "sub/Moved.ipynb"
+    assert [e.path for e in contents.list_dir("sub")] == ["sub/a.ipynb", "sub/Moved.ipynb"]
+    with pytest.raises(ContentsError, match="already exists"):
+        contents.rename("Untitled1.ipynb", "sub/a.ipynb")
+    with pytest.raises(ContentsError, match="not allowed"):
+        contents.rename("Untitled1.ipynb", "../notebooks-secret/x.ipynb")
+    with pytest.raises(ContentsError, match=".ipynb"):
+        contents.rename("Untitled1.ipynb", "x.txt")
+    contents.delete("Untitled1.ipynb")
+    assert not (root / "Untitled1.ipynb").exists()
+    with pytest.raises(ContentsError):
+        contents.delete("notes.txt")  # only notebooks and folders
+    with pytest.raises(ContentsError):
+        contents.delete("")
+    folder = contents.create("", "directory", "data")
+    assert (root / folder).is_dir()
+    with pytest.raises(ContentsError, match="invalid name"):
+        contents.create("", "notebook", "a/b")

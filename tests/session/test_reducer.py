@@ -1,0 +1,202 @@
+"""The session's rules, without a browser, a kernel or a file: operations in, actions out."""
+
+from typing import Any
+
+import pytest
+
+from ghostbook import protocol as p
+from ghostbook.kernel import events as k
+from ghostbook.session import actions as a
+from ghostbook.session.ops import ExecutionSent, FromClient, FromKernel
+from ghostbook.session.reducer import OperationError, apply
+from ghostbook.session.state import Cell, NotebookData
+
+
+def notebook(*sources: str) -> NotebookData:
+    data = NotebookData(path="t.ipynb", cells=[Cell(id=f"c{i}", cell_type="code", source=s)
+                                               for i, s in enumerate(sources)])
+    data.kernel.status = "idle"
+    return data
+
+
+def client(data: NotebookData, message: dict[str, Any], origin: str = "tab1") -> list[a.Action]:
+    return apply(data, FromClient(origin, p.parse_client_message(p.json_dumps(message))))
+
+
+def kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
+    return apply(data, FromKernel(event))
+
+
+def broadcasts(actions: list[a.Action], type_: str) -> list[dict[str, Any]]:
+    return [x.message for x in actions if isinstance(x, a.Broadcast) and x.message["type"] == type_]
+
+
+def executes(actions: list[a.Action]) -> list[a.ExecuteCode]:
+    return [x for x in actions if isinstance(x, a.ExecuteCode)]
+
+
+def run(data: NotebookData, cell_id: str, msg_id: str) -> None:
+    """Bind the ExecuteCode the reducer just emitted to `msg_id`, as the runtime would."""
+    apply(data, ExecutionSent(cell_id, msg_id))
+
+
+def test_insert_delete_restore_move() -> None:
+    data = notebook("a", "b", "c")
+    actions = client(data, {"type": "insert_cell", "index": 1, "cell_type": "markdown", "source": "# hi",
+                            "cell_id": "new1"})
+    assert [c.id for c in data.cells] == ["c0", "new1", "c1", "c2"]
+    (inserted,) = broadcasts(actions, "cell_inserted")
+    assert inserted["origin"] == "tab1" and inserted["index"] == 1 and inserted["cell"]["cell_type"] == "markdown"
+    assert any(isinstance(x, a.DocumentChanged) for x in actions)
+
+    client(data, {"type": "delete_cells", "cell_ids": ["c0", "c2"]})
+    assert [c.id for c in data.cells] == ["new1", "c1"]
+    client(data, {"type": "delete_cells", "cell_ids": ["c1"]})
+    client(data, {"type": "restore_deleted"})
+    assert [c.id for c in data.cells] == ["new1", "c1"]
+    client(data, {"type": "restore_deleted"})
+    assert [c.id for c in data.cells] == ["c0", "new1", "c1", "c2"]
+    with pytest.raises(OperationError, match="no deleted cells"):
+        client(data, {"type": "restore_deleted"})
+
+    actions = client(data, {"type": "move_cell", "cell_id": "c0", "delta": 1})
+    assert [c.id for c in data.cells] == ["new1", "c0", "c1", "c2"]
+    assert broadcasts(actions, "cell_moved")[0]["index"] == 1
+    assert client(data, {"type": "move_cell", "cell_id": "new1", "delta": -1}) == []  # already first
+
+
+def test_revisions_increase_and_ids_stay_unique() -> None:
+    data = notebook("a")
+    first = broadcasts(client(data, {"type": "set_source", "cell_id": "c0", "source": "x"}), "source_set")[0]
+    second = broadcasts(client(data, {"type": "insert_cell", "index": 0, "cell_id": "c0"}), "cell_inserted")[0]
+    assert second["revision"] > first["revision"]
+    assert second["cell"]["id"] != "c0"  # a taken id chosen by the client is replaced
+
+
+def test_set_source_and_type() -> None:
+    data = notebook("1")
+    data.cells[0].outputs.add("stream", {"name": "stdout", "text": "x"})
+    data.cells[0].execution_count = 4
+    actions = client(data, {"type": "set_source", "cell_id": "c0", "source": "# md"}, origin="tab2")
+    assert broadcasts(actions, "source_set")[0]["origin"] == "tab2"
+    client(data, {"type": "set_cell_type", "cell_id": "c0", "cell_type": "markdown"})
+    cell = data.cells[0]
+    assert cell.cell_type == "markdown" and cell.outputs.items == [] and cell.execution_count is None
+    assert "outputs" not in cell.to_nbformat()
+
+
+def test_unknown_cell_is_an_error_and_changes_nothing() -> None:
+    data = notebook("a")
+    with pytest.raises(OperationError, match="no cell"):
+        client(data, {"type": "set_source", "cell_id": "zzz", "source": "x"})
+    assert data.cells[0].source == "a" and data.revision == 0
+
+
+def test_execution_queue_runs_cells_one_at_a_time() -> None:
+    data = notebook("1", "2", "3")
+    data.cells.append(Cell(id="md", cell_type="markdown", source="# t"))
+    actions = client(data, {"type": "run_all"})
+    assert [x.cell_id for x in executes(actions)] == ["c0"]
+    assert [c.state for c in data.cells] == ["running", "queued", "queued", "idle"]
+    run(data, "c0", "m0")
+    kernel(data, k.ExecutionStarted("m0", 1))
+    kernel(data, k.Output("m0", "execute_result", {"data": {"text/plain": "1"}, "metadata": {},
+                                                   "execution_count": 1}))
+    actions = kernel(data, k.ExecutionFinished("m0", "ok", 1))
+    assert data.cells[0].state == "idle" and data.cells[0].execution_count == 1
+    assert data.cells[0].outputs.to_json()[0]["data"] == {"text/plain": "1"}
+    assert [x.cell_id for x in executes(actions)] == ["c1"]
+    # outputs are flushed before the cell is reported idle
+    kinds = [type(x).__name__ for x in actions]
+    assert kinds.index("OutputsChanged") < kinds.index("Broadcast")
+
+
+def test_error_stops_the_queue() -> None:
+    data = notebook("1/0", "2", "3")
+    client(data, {"type": "run_all"})
+    run(data, "c0", "m0")
+    kernel(data, k.Output("m0", "error", {"ename": "ZeroDivisionError", "evalue": "x", "traceback": ["tb"]}))
+    actions = kernel(data, k.ExecutionFinished("m0", "error", 1))
+    assert executes(actions) == []
+    assert [c.state for c in data.cells] == ["idle", "idle", "idle"]
+    assert data.cells[0].outputs.to_json()[0]["ename"] == "ZeroDivisionError"
+
+
+def test_cells_wait_for_a_starting_kernel() -> None:
+    data = notebook("1")
+    data.kernel.status = "starting"
+    assert executes(client(data, {"type": "execute_cells", "cell_ids": ["c0"]})) == []
+    assert data.cells[0].state == "queued"
+    actions = kernel(data, k.StatusChanged("idle"))
+    assert [x.cell_id for x in executes(actions)] == ["c0"]
+    assert broadcasts(actions, "kernel_status")[0]["kernel"]["status"] == "idle"
+
+
+def test_kernel_death_marks_running_and_queued_cells() -> None:
+    data = notebook("import os; os._exit(1)", "2")
+    client(data, {"type": "run_all"})
+    run(data, "c0", "m0")
+    actions = kernel(data, k.StatusChanged("dead", "The kernel process exited with code 1"))
+    assert broadcasts(actions, "kernel_status")[0]["kernel"]["reason"] == "The kernel process exited with code 1"
+    assert data.cells[1].state == "idle"
+    kernel(data, k.ExecutionFinished("m0", "dead"))
+    assert data.cells[0].state == "idle"
+    error = data.cells[0].outputs.to_json()[-1]
+    assert error["output_type"] == "error" and "exited with code 1" in error["evalue"]
+    with pytest.raises(OperationError, match="dead"):
+        client(data, {"type": "execute_cells", "cell_ids": ["c1"]})
+    kernel(data, k.StatusChanged("restarting"))
+    kernel(data, k.StatusChanged("idle"))
+    assert executes(client(data, {"type": "execute_cells", "cell_ids": ["c1"]}))
+
+
+def test_stdin_round_trip() -> None:
+    data = notebook("input('name? ')")
+    client(data, {"type": "execute_cells", "cell_ids": ["c0"]})
+    run(data, "c0", "m0")
+    actions = kernel(data, k.StdinRequested("m0", "name? ", False))
+    assert broadcasts(actions, "stdin_request")[0] == {"type": "stdin_request", "cell_id": "c0",
+                                                       "prompt": "name? ", "password": False}
+    assert data.snapshot()["stdin"]["prompt"] == "name? "
+    actions = client(data, {"type": "stdin_reply", "value": "Ada"})
+    assert [x.value for x in actions if isinstance(x, a.SendStdin)] == ["Ada"]
+    assert broadcasts(actions, "stdin_closed")
+    assert "name? Ada" in data.cells[0].outputs.to_json()[0]["text"]
+    with pytest.raises(OperationError, match="not waiting"):
+        client(data, {"type": "stdin_reply", "value": "again"})
+
+
+def test_clear_output_wait_and_update_display() -> None:
+    data = notebook("display", "other")
+    client(data, {"type": "run_all"})
+    run(data, "c0", "m0")
+    kernel(data, k.Output("m0", "display_data", {"data": {"text/plain": "v1"}, "metadata": {},
+                                                 "transient": {"display_id": "d1"}}))
+    kernel(data, k.Output("m0", "clear_output", {"wait": True}))
+    assert len(data.cells[0].outputs.items) == 1  # kept until the next output arrives
+    kernel(data, k.Output("m0", "stream", {"name": "stdout", "text": "after"}))
+    assert [o["output_type"] for o in data.cells[0].outputs.to_json()] == ["stream"]
+
+    kernel(data, k.Output("m0", "display_data", {"data": {"text/plain": "v1"}, "metadata": {},
+                                                 "transient": {"display_id": "d2"}}))
+    kernel(data, k.ExecutionFinished("m0", "ok", 1))
+    run(data, "c1", "m1")
+    actions = kernel(data, k.Output("m1", "update_display_data", {"data": {"text/plain": "v2"}, "metadata": {},
+                                                                  "transient": {"display_id": "d2"}}))
+    assert [x.cell_id for x in actions if isinstance(x, a.OutputsChanged)] == ["c0"]
+    assert data.cells[0].outputs.to_json()[-1]["data"] == {"text/plain": "v2"}
+    assert "transient" not in data.cells[0].outputs.to_json()[-1]
+
+
+def test_deleting_a_queued_cell_unqueues_it() -> None:
+    data = notebook("1", "2")
+    client(data, {"type": "run_all"})
+    client(data, {"type": "delete_cells", "cell_ids": ["c1"]})
+    run(data, "c0", "m0")
+    assert executes(kernel(data, k.ExecutionFinished("m0", "ok", 1))) == []
+
+
+def test_outputs_of_other_requests_are_ignored() -> None:
+    data = notebook("1")
+    assert kernel(data, k.Output("unknown", "stream", {"name": "stdout", "text": "x"})) == []
+    assert kernel(data, k.ExecutionFinished("unknown", "ok")) == []
