@@ -1,0 +1,269 @@
+"""One Jupyter kernel behind a small async API that reports everything as `KernelEvent`s.
+
+Each channel (iopub, shell, stdin) has its own reader task that awaits `get_msg()` directly, so
+messages are handled as soon as they arrive; a watcher task notices the process ending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from jupyter_client.manager import AsyncKernelManager
+
+from .death import describe_exit
+from .errors import KernelNotRunning, KernelStartError
+from .events import KernelEvent, KernelState, StatusChanged, StdinRequested
+from .runs import RunTracker
+from .watch import wait_for_exit
+
+__all__ = ["KernelAdapter", "KernelNotRunning", "KernelStartError"]
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT = 60.0
+REPLY_TIMEOUT = 5.0
+# After the process is gone, give the readers this long to hand on what was already received.
+DEATH_GRACE = 0.05
+
+
+class KernelAdapter:
+    """Owns one kernel (manager + client) and reports its life as `KernelEvent`s to `on_event`."""
+
+    def __init__(
+        self,
+        on_event: Callable[[KernelEvent], None],
+        *,
+        kernel_name: str = "python3",
+        cwd: str | None = None,
+    ) -> None:
+        self._on_event = on_event
+        self.kernel_name = kernel_name
+        self.display_name = kernel_name
+        self.state: KernelState = "starting"
+        self._cwd = cwd
+        self._km: AsyncKernelManager | None = None
+        self._client: AsyncKernelClient | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._runs = RunTracker(self._emit)
+        self._closed = False
+        self._message_count = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def kernel_pid(self) -> int | None:
+        """PID of the kernel process, while there is one."""
+        prov = self._km.provisioner if self._km else None
+        proc = getattr(prov, "process", None)
+        return proc.pid if proc is not None else None
+
+    async def start(self) -> None:
+        """Start the kernel and wait until it answers kernel_info."""
+        self.state = "starting"
+        self._emit(StatusChanged("starting"))
+        ksm = KernelSpecManager()
+        try:
+            spec = ksm.get_kernel_spec(self.kernel_name)
+        except NoSuchKernel as exc:
+            known = ", ".join(sorted(ksm.find_kernel_specs())) or "none"
+            msg = f"Unknown kernel {self.kernel_name!r} (installed: {known})"
+            self._set_state("dead", msg)
+            raise KernelStartError(msg) from exc
+        self.display_name = spec.display_name
+        self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
+        try:
+            await self._km.start_kernel(cwd=self._cwd)
+            await self._connect()
+        except Exception as exc:
+            msg = f"The kernel {self.display_name!r} failed to start: {exc}"
+            await self._kill_quietly()
+            self._set_state("dead", msg)
+            raise KernelStartError(msg) from exc
+
+    async def restart(self) -> None:
+        """Restart the kernel (also after it died); pending executions finish as `dead`."""
+        if self._km is None or self._closed:
+            raise KernelNotRunning("The kernel was not started")
+        self._set_state("restarting")
+        await self._disconnect()
+        self._runs.fail_all("The kernel was restarted")
+        try:
+            await self._km.restart_kernel(now=False)
+            await self._connect()
+        except Exception as exc:
+            msg = f"The kernel failed to restart: {exc}"
+            await self._kill_quietly()
+            self._set_state("dead", msg)
+            raise KernelStartError(msg) from exc
+
+    async def shutdown(self) -> None:
+        """Stop the kernel and clean up channels, process and connection file. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._disconnect()
+        self._runs.fail_all("The kernel was shut down")
+        km, self._km = self._km, None
+        if km is not None:
+            try:
+                if km.has_kernel:
+                    await km.shutdown_kernel(now=False)
+                else:
+                    await km.cleanup_resources()
+            except Exception:
+                log.exception("kernel shutdown failed")
+        if self.state != "dead":
+            self._set_state("dead", "The kernel was shut down")
+
+    async def interrupt(self) -> None:
+        """Interrupt the running execution (SIGINT or interrupt_request, as the kernelspec says)."""
+        if self._km is None or self.state in ("dead", "restarting") or self._closed:
+            raise KernelNotRunning("The kernel is not running")
+        await self._km.interrupt_kernel()
+
+    # -- requests --------------------------------------------------------------------------
+
+    def execute(self, code: str) -> str:
+        """Send an execute_request and return its msg_id at once."""
+        client = self._running_client()
+        msg_id = client.execute(code, store_history=True, allow_stdin=True, stop_on_error=True)
+        self._runs.add(msg_id)
+        return msg_id
+
+    def send_stdin(self, value: str) -> None:
+        """Answer the pending input_request."""
+        self._running_client().input(value)
+
+    async def complete(self, code: str, cursor_pos: int) -> dict[str, Any]:
+        """complete_reply content for `code` at `cursor_pos` (TimeoutError after ~5 s)."""
+        msg_id = self._running_client().complete(code, cursor_pos)
+        return await self._runs.wait_reply(msg_id, REPLY_TIMEOUT)
+
+    async def inspect(self, code: str, cursor_pos: int, detail_level: int = 0) -> dict[str, Any]:
+        """inspect_reply content for the name at `cursor_pos` (TimeoutError after ~5 s)."""
+        msg_id = self._running_client().inspect(code, cursor_pos, detail_level)
+        return await self._runs.wait_reply(msg_id, REPLY_TIMEOUT)
+
+    async def run_silent(
+        self,
+        code: str,
+        timeout: float = 5.0,  # noqa: ASYNC109 (part of the interface)
+        user_expressions: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Run `code` silently (no history, no Output events).
+
+        Returns the execute_reply content plus `stdout` and `stderr` collected from its streams.
+        """
+        client = self._running_client()
+        msg_id = client.execute(
+            code,
+            silent=True,
+            store_history=False,
+            user_expressions=user_expressions or {},
+            allow_stdin=False,
+            stop_on_error=False,
+        )
+        return await self._runs.wait_silent(msg_id, timeout)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _running_client(self) -> AsyncKernelClient:
+        if self._client is None or self.state in ("dead", "restarting", "starting") or self._closed:
+            raise KernelNotRunning(f"The kernel is not running (state: {self.state})")
+        return self._client
+
+    def _emit(self, event: KernelEvent) -> None:
+        try:
+            self._on_event(event)
+        except Exception:
+            log.exception("kernel event handler failed on %r", event)
+
+    def _set_state(self, state: KernelState, reason: str | None = None) -> None:
+        if state == self.state and reason is None:
+            return
+        self.state = state
+        self._emit(StatusChanged(state, reason))
+
+    def _on_status(self, state: str) -> None:
+        if state in ("busy", "idle") and self.state in ("busy", "idle"):
+            self._set_state(state)  # type: ignore[arg-type]
+
+    async def _connect(self) -> None:
+        assert self._km is not None
+        client = self._km.client()
+        # Each client's Session numbers its msg_ids from 0 again: keep counting across restarts
+        # so that a msg_id never names two different requests.
+        client.session.message_count = self._message_count
+        client.start_channels(hb=False, control=False)
+        try:
+            await client.wait_for_ready(timeout=START_TIMEOUT)
+        except BaseException:
+            client.stop_channels()
+            raise
+        self._client = client
+        self._tasks = [
+            asyncio.create_task(self._read(client.iopub_channel, self._on_iopub), name="kernel-iopub"),
+            asyncio.create_task(self._read(client.shell_channel, self._runs.on_shell), name="kernel-shell"),
+            asyncio.create_task(self._read(client.stdin_channel, self._on_stdin), name="kernel-stdin"),
+            asyncio.create_task(self._watch(), name="kernel-watch"),
+        ]
+        self._set_state("idle")
+
+    async def _disconnect(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        current = asyncio.current_task()
+        for task in tasks:
+            if task is not current:
+                task.cancel()
+        for task in tasks:
+            if task is not current:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        client, self._client = self._client, None
+        if client is not None:
+            self._message_count = client.session.message_count
+            client.stop_channels()
+
+    async def _read(self, channel: Any, handle: Callable[[dict[str, Any]], None]) -> None:
+        while True:
+            msg = await channel.get_msg()
+            try:
+                handle(msg)
+            except Exception:
+                log.exception("failed to handle %s message", msg.get("msg_type"))
+
+    def _on_iopub(self, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "status":
+            state = msg["content"].get("execution_state", "")
+            if state == "idle":
+                self._runs.on_iopub(msg)  # finish the run before reporting idle
+            self._on_status(state)
+        else:
+            self._runs.on_iopub(msg)
+
+    def _on_stdin(self, msg: dict[str, Any]) -> None:
+        if msg["msg_type"] != "input_request":
+            return
+        content = msg["content"]
+        parent = msg["parent_header"].get("msg_id", "")
+        self._emit(StdinRequested(parent, content.get("prompt", ""), bool(content.get("password"))))
+
+    async def _watch(self) -> None:
+        assert self._km is not None and self._km.provisioner is not None
+        code = await wait_for_exit(self._km.provisioner)
+        await asyncio.sleep(DEATH_GRACE)
+        reason = describe_exit(code)
+        self._runs.fail_all(reason)
+        self._set_state("dead", reason)
+
+    async def _kill_quietly(self) -> None:
+        await self._disconnect()
+        if self._km is not None and self._km.has_kernel:
+            with contextlib.suppress(Exception):
+                await self._km.shutdown_kernel(now=True)

@@ -1,0 +1,94 @@
+"""Restart, death and shutdown: each test gets a kernel of its own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+from ghostbook.kernel.adapter import KernelAdapter, KernelNotRunning
+from ghostbook.kernel.events import ExecutionStarted, StatusChanged
+
+from .conftest import Recorder
+
+Fresh = tuple[KernelAdapter, Recorder]
+
+
+def exists(path: str) -> bool:
+    return os.path.exists(path)
+
+
+async def assert_works(adapter: KernelAdapter, rec: Recorder) -> None:
+    msg_id = adapter.execute("1+1")
+    assert (await rec.finished(msg_id)).status == "ok"
+    assert rec.outputs(msg_id)[0].content["data"]["text/plain"] == "2"
+
+
+async def test_restart_clears_state_and_finishes_pending(fresh: Fresh) -> None:
+    adapter, rec = fresh
+    first = adapter.execute("x = 42")
+    await rec.finished(first)
+    running = adapter.execute("import time; time.sleep(60)")
+    queued = adapter.execute("print('queued')")
+    await rec.wait_for(lambda e: isinstance(e, ExecutionStarted) and e.msg_id == running)
+    mark = len(rec.events)
+    await adapter.restart()
+    assert adapter.state == "idle"
+    after = rec.events[mark:]
+    assert [e.state for e in after if isinstance(e, StatusChanged)] == ["restarting", "idle"]
+    assert (await rec.finished(running)).status == "dead"
+    assert (await rec.finished(queued)).status == "dead"
+    assert rec.outputs(queued) == []
+    msg_id = adapter.execute("x")
+    assert msg_id not in {first, running, queued}  # msg_ids stay unique across restarts
+    assert (await rec.finished(msg_id)).status == "error"
+    assert rec.outputs(msg_id)[0].content["ename"] == "NameError"
+
+
+async def test_death_by_exit_code_then_restart(fresh: Fresh) -> None:
+    adapter, rec = fresh
+    msg_id = adapter.execute("import os; os._exit(1)")
+    dead = await rec.state("dead", seconds=10)
+    assert dead.reason is not None and "code 1" in dead.reason
+    assert (await rec.finished(msg_id)).status == "dead"
+    with pytest.raises(KernelNotRunning):
+        adapter.execute("1")
+    await adapter.restart()
+    await assert_works(adapter, rec)
+
+
+async def test_death_by_sigkill_noticed_while_idle(fresh: Fresh) -> None:
+    adapter, rec = fresh
+    pid = adapter.kernel_pid
+    assert pid is not None
+    t0 = time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    dead = await rec.state("dead", seconds=5)
+    assert time.monotonic() - t0 < 1.5
+    assert dead.reason is not None and "signal 9" in dead.reason and "SIGKILL" in dead.reason
+    with pytest.raises(KernelNotRunning):
+        await adapter.complete("pri", 3)
+    await adapter.restart()
+    assert adapter.kernel_pid != pid
+    await assert_works(adapter, rec)
+
+
+async def test_shutdown_is_idempotent_and_leaves_nothing(fresh: Fresh) -> None:
+    adapter, rec = fresh
+    pid = adapter.kernel_pid
+    assert pid is not None and adapter._km is not None
+    connection_file = adapter._km.connection_file
+    assert exists(connection_file)
+    pending = adapter.execute("import time; time.sleep(60)")
+    await rec.wait_for(lambda e: isinstance(e, ExecutionStarted) and e.msg_id == pending)
+    await adapter.shutdown()
+    await adapter.shutdown()
+    assert adapter.state == "dead"
+    assert (await rec.finished(pending)).status == "dead"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert not exists(connection_file)
+    with pytest.raises(KernelNotRunning):
+        adapter.execute("1")
+    assert rec.states().count("dead") == 1
