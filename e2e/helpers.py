@@ -1,0 +1,77 @@
+"""Small page helpers shared by the e2e tests (everything is found by data-testid)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page, expect
+
+KERNEL_TIMEOUT = 30_000
+TOKEN = "e2e-token"
+
+
+@dataclass
+class Server:
+    base_url: str
+    root: Path
+    process: subprocess.Popen[bytes]
+
+    def url(self, path: str = "/") -> str:
+        """`path` on this server with the token (the server then sets its cookie)."""
+        sep = "&" if "?" in path else "?"
+        return f"{self.base_url}{path}{sep}token={TOKEN}"
+
+
+def write_notebook(path: Path, cells: list[tuple[str, str]]) -> None:
+    """Write a small nbformat v4 notebook with (cell_type, source) cells."""
+    nb_cells = []
+    for i, (cell_type, source) in enumerate(cells):
+        cell: dict[str, object] = {"cell_type": cell_type, "id": f"cell{i}", "metadata": {}, "source": source}
+        if cell_type == "code":
+            cell.update(outputs=[], execution_count=None)
+        nb_cells.append(cell)
+    notebook = {
+        "cells": nb_cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook, indent=1))
+
+
+def open_notebook(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_test_id("notebook")).to_have_attribute("data-loaded", "true")
+
+
+def wait_idle(page: Page) -> None:
+    expect(page.get_by_test_id("kernel-status")).to_have_text("idle", timeout=KERNEL_TIMEOUT)
+
+
+def cells(page: Page) -> Locator:
+    return page.get_by_test_id("cell")
+
+
+def editor_text(cell: Locator) -> str:
+    return cell.get_by_test_id("cell-editor").locator(".cm-content").inner_text()
+
+
+def type_in_cell(page: Page, cell: Locator, text: str) -> None:
+    """Focus the cell's editor at the end and type `text` (newlines via Enter)."""
+    cell.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def set_cell_source(page: Page, cell: Locator, text: str) -> None:
+    """Replace the cell's text (select all, then insert it without auto-indent or bracket closing)."""
+    cell.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(text)
+
+
+def output(cell: Locator) -> Locator:
+    return cell.get_by_test_id("cell-output")
