@@ -1,0 +1,53 @@
+# Ghostbook: `make run` starts the notebook on examples/, `make test` runs every check.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# llama.cpp's CPU-tuned default build segfaults on quantised GGUFs on some machines: build portable.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-10)
+FRONTEND_STAMP := notebook/ghostbook/web/static/build/main.js
+FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/package-lock.json
+
+.PHONY: run test install build lint unit e2e chromium clean
+
+run: install build
+	$(PY) -m ghostbook examples
+
+test: install build chromium lint unit e2e
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# torch is pinned in the train extra (2.13.0, the CPU wheel); llama-cpp-python compiles llama.cpp.
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q -e ".[llm,train,test,examples]"
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+build: $(FRONTEND_STAMP)
+
+$(FRONTEND_STAMP): $(FRONTEND_SOURCES)
+	cd frontend && npm ci --no-audit --no-fund && npm run build
+	test -f $@ && touch $@
+
+chromium:
+	@command -v chromium >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
+
+lint:
+	$(VENV)/bin/ruff check notebook kernels tests e2e bench
+	$(VENV)/bin/mypy notebook/ghostbook/protocol.py notebook/ghostbook/session notebook/ghostbook/documents notebook/ghostbook/web notebook/ghostbook/kernel
+	cd frontend && npm run typecheck
+
+unit:
+	$(VENV)/bin/pytest -q tests
+
+e2e:
+	$(VENV)/bin/pytest -q e2e
+
+clean:
+	rm -rf $(VENV) frontend/node_modules notebook/ghostbook/web/static/build

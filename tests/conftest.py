@@ -1,0 +1,79 @@
+"""Shared fixtures: a real Ghostbook server (uvicorn in a thread of this process is avoided: the
+server runs as its own process, like a user would run it)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+@dataclass
+class RunningServer:
+    root: Path
+    port: int
+    token: str
+    process: subprocess.Popen[bytes]
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_base(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(root: Path, token: str = "test-token", extra: tuple[str, ...] = ()) -> RunningServer:
+    port = free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", token, "--no-browser",
+         *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {process.stdout.read().decode() if process.stdout else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return RunningServer(root, port, token, process)
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("server did not start")
+
+
+def stop_server(server: RunningServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    base = tmp_path_factory.mktemp("srv")
+    root = base / "notebooks"
+    root.mkdir()
+    (base / "notebooks-secret").mkdir()
+    (base / "notebooks-secret" / "secret.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, '
+                                                           '"nbformat_minor": 5}')
+    running = start_server(root)
+    yield running
+    stop_server(running)
