@@ -5,7 +5,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from ghostbook.documents.ipynb_file import NotebookFormatError, read_notebook, write_atomic, write_notebook
 from ghostbook.session.state import NotebookData
 
@@ -21,7 +20,8 @@ RICH_NOTEBOOK = {
               "data": {"text/plain": ["2"], "application/vnd.custom+json": {"k": [1, 2]}}},
              {"output_type": "display_data", "metadata": {},
               "data": {"image/png": "iVBORw0KGgo=\n", "text/plain": ["<Figure>"]}},
-             {"output_type": "error", "ename": "ValueError", "evalue": "bad", "traceback": ["\x1b[31mValueError\x1b[0m"]},
+             {"output_type": "error", "ename": "ValueError", "evalue": "bad",
+              "traceback": ["\x1b[31mValueError\x1b[0m"]},
          ]},
         {"cell_type": "raw", "id": "r1", "metadata": {"format": "text/x-rst"}, "source": "raw text"},
     ],

@@ -1,7 +1,6 @@
 from pathlib import Path
 
 import pytest
-
 from ghostbook.documents.contents import Contents, ContentsError
 from ghostbook.documents.paths import PathError, resolve_in_root
 

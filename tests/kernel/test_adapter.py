@@ -64,6 +64,21 @@ async def test_display_data(kernel: tuple[KernelAdapter, Recorder]) -> None:
     assert out.msg_type == "display_data" and out.content["data"]["text/html"] == "<b>x</b>"
 
 
+async def test_update_display_and_clear_output(kernel: tuple[KernelAdapter, Recorder]) -> None:
+    adapter, rec = kernel
+    code = (
+        "from IPython.display import clear_output, display\n"
+        "h = display('a', display_id=True)\nh.update('b')\nclear_output(wait=True)"
+    )
+    msg_id = adapter.execute(code)
+    await rec.finished(msg_id)
+    outs = rec.outputs(msg_id)
+    assert [o.msg_type for o in outs] == ["display_data", "update_display_data", "clear_output"]
+    assert outs[1].content["data"]["text/plain"] == "'b'"
+    assert outs[0].content["transient"]["display_id"] == outs[1].content["transient"]["display_id"]
+    assert outs[2].content["wait"] is True
+
+
 async def test_error_then_queued_request_aborted(kernel: tuple[KernelAdapter, Recorder]) -> None:
     adapter, rec = kernel
     bad = adapter.execute("1/0")

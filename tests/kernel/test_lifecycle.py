@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
-from ghostbook.kernel.adapter import KernelAdapter, KernelNotRunning
+from ghostbook.kernel.adapter import KernelAdapter, KernelNotRunning, KernelStartError
 from ghostbook.kernel.events import ExecutionStarted, StatusChanged
+from ghostbook.kernel.specs import default_kernel_name, list_kernelspecs
 
 from .conftest import Recorder
 
@@ -92,3 +96,24 @@ async def test_shutdown_is_idempotent_and_leaves_nothing(fresh: Fresh) -> None:
     with pytest.raises(KernelNotRunning):
         adapter.execute("1")
     assert rec.states().count("dead") == 1
+
+
+async def test_kernel_that_exits_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec_dir = tmp_path / "kernels" / "broken"
+    spec_dir.mkdir(parents=True)
+    argv = [sys.executable, "-c", "import sys; sys.exit(3)", "-f", "{connection_file}"]
+    (spec_dir / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Broken", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    assert "broken" in [s["name"] for s in list_kernelspecs()]
+    rec = Recorder()
+    adapter = KernelAdapter(rec, kernel_name="broken")
+    with pytest.raises(KernelStartError, match="code 3"):
+        await adapter.start()
+    assert rec.states() == ["starting", "dead"]
+    await adapter.shutdown()
+
+
+def test_list_kernelspecs() -> None:
+    specs = list_kernelspecs()
+    assert {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"} in specs
+    assert default_kernel_name() == "python3"

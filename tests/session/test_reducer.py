@@ -3,7 +3,6 @@
 from typing import Any
 
 import pytest
-
 from ghostbook import protocol as p
 from ghostbook.kernel import events as k
 from ghostbook.session import actions as a

@@ -158,7 +158,8 @@ def test_rename_and_delete_follow_open_sessions(server: RunningServer) -> None:
         await client.expect("save_status", timeout=5, save={"status": "saved", "message": None})
         assert "after = 'rename'" in (server.root / "moved.ipynb").read_text()
         assert not (server.root / path).exists()
-        assert httpx.delete(server.base + "/api/contents", params={"path": "moved.ipynb"}, headers=auth).status_code == 204
+        deleted = httpx.delete(server.base + "/api/contents", params={"path": "moved.ipynb"}, headers=auth)
+        assert deleted.status_code == 204
         await client.expect("fatal")
         await asyncio.sleep(1)
         assert not (server.root / "moved.ipynb").exists()  # not resurrected by autosave

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
@@ -53,6 +54,7 @@ class KernelAdapter:
         self._runs = RunTracker(self._emit)
         self._closed = False
         self._message_count = 0
+        self._lifecycle = asyncio.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -65,61 +67,52 @@ class KernelAdapter:
 
     async def start(self) -> None:
         """Start the kernel and wait until it answers kernel_info."""
-        self.state = "starting"
-        self._emit(StatusChanged("starting"))
-        ksm = KernelSpecManager()
-        try:
-            spec = ksm.get_kernel_spec(self.kernel_name)
-        except NoSuchKernel as exc:
-            known = ", ".join(sorted(ksm.find_kernel_specs())) or "none"
-            msg = f"Unknown kernel {self.kernel_name!r} (installed: {known})"
-            self._set_state("dead", msg)
-            raise KernelStartError(msg) from exc
-        self.display_name = spec.display_name
-        self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
-        try:
-            await self._km.start_kernel(cwd=self._cwd)
-            await self._connect()
-        except Exception as exc:
-            msg = f"The kernel {self.display_name!r} failed to start: {exc}"
-            await self._kill_quietly()
-            self._set_state("dead", msg)
-            raise KernelStartError(msg) from exc
+        async with self._lifecycle:
+            self.state = "starting"
+            self._emit(StatusChanged("starting"))
+            ksm = KernelSpecManager()
+            try:
+                spec = ksm.get_kernel_spec(self.kernel_name)
+            except NoSuchKernel as exc:
+                known = ", ".join(sorted(ksm.find_kernel_specs())) or "none"
+                msg = f"Unknown kernel {self.kernel_name!r} (installed: {known})"
+                self._set_state("dead", msg)
+                raise KernelStartError(msg) from exc
+            self.display_name = spec.display_name
+            self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
+            try:
+                await self._km.start_kernel(cwd=self._cwd)
+                await self._connect()
+            except Exception as exc:
+                await self._fail_start(f"The kernel {self.display_name!r} failed to start", exc)
 
     async def restart(self) -> None:
         """Restart the kernel (also after it died); pending executions finish as `dead`."""
-        if self._km is None or self._closed:
-            raise KernelNotRunning("The kernel was not started")
-        self._set_state("restarting")
-        await self._disconnect()
-        self._runs.fail_all("The kernel was restarted")
-        try:
-            await self._km.restart_kernel(now=False)
-            await self._connect()
-        except Exception as exc:
-            msg = f"The kernel failed to restart: {exc}"
-            await self._kill_quietly()
-            self._set_state("dead", msg)
-            raise KernelStartError(msg) from exc
+        async with self._lifecycle:
+            if self._km is None or self._closed:
+                raise KernelNotRunning("The kernel was not started")
+            self._set_state("restarting")
+            await self._disconnect()
+            self._runs.fail_all("The kernel was restarted")
+            try:
+                await self._km.restart_kernel(now=False)
+                await self._connect()
+            except Exception as exc:
+                await self._fail_start("The kernel failed to restart", exc)
 
     async def shutdown(self) -> None:
         """Stop the kernel and clean up channels, process and connection file. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        await self._disconnect()
-        self._runs.fail_all("The kernel was shut down")
-        km, self._km = self._km, None
-        if km is not None:
-            try:
-                if km.has_kernel:
-                    await km.shutdown_kernel(now=False)
-                else:
-                    await km.cleanup_resources()
-            except Exception:
-                log.exception("kernel shutdown failed")
-        if self.state != "dead":
-            self._set_state("dead", "The kernel was shut down")
+        async with self._lifecycle:
+            if self._closed:
+                return
+            self._closed = True
+            await self._disconnect()
+            self._runs.fail_all("The kernel was shut down")
+            km, self._km = self._km, None
+            if km is not None:
+                await _stop(km, now=False)
+            if self.state != "dead":
+                self._set_state("dead", "The kernel was shut down")
 
     async def interrupt(self) -> None:
         """Interrupt the running execution (SIGINT or interrupt_request, as the kernelspec says)."""
@@ -232,7 +225,11 @@ class KernelAdapter:
 
     async def _read(self, channel: Any, handle: Callable[[dict[str, Any]], None]) -> None:
         while True:
-            msg = await channel.get_msg()
+            try:
+                msg = await channel.get_msg()
+            except zmq.ZMQError as exc:  # the socket was closed under us
+                log.debug("kernel channel closed: %s", exc)
+                return
             try:
                 handle(msg)
             except Exception:
@@ -262,8 +259,29 @@ class KernelAdapter:
         self._runs.fail_all(reason)
         self._set_state("dead", reason)
 
-    async def _kill_quietly(self) -> None:
+    async def _fail_start(self, what: str, exc: Exception) -> None:
+        """Clean up after a failed start/restart, report `dead` and raise KernelStartError."""
         await self._disconnect()
-        if self._km is not None and self._km.has_kernel:
-            with contextlib.suppress(Exception):
-                await self._km.shutdown_kernel(now=True)
+        detail = str(exc) or type(exc).__name__
+        if self._km is not None and self._km.provisioner is not None:
+            code = await self._km.provisioner.poll()
+            if code is not None:
+                detail = describe_exit(code)
+        km, self._km = self._km, None
+        if km is not None:
+            await _stop(km, now=True)
+        msg = f"{what}: {detail}"
+        self._runs.fail_all(msg)
+        self._set_state("dead", msg)
+        raise KernelStartError(msg) from exc
+
+
+async def _stop(km: AsyncKernelManager, *, now: bool) -> None:
+    """Stop the kernel process if there is one, and remove its connection file either way."""
+    try:
+        if km.has_kernel:
+            await km.shutdown_kernel(now=now)
+        else:
+            await km.cleanup_resources()
+    except Exception:
+        log.exception("kernel shutdown failed")
