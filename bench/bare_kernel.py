@@ -13,7 +13,7 @@ import time
 
 from ghostbook.kernel.adapter import KernelAdapter
 from ghostbook.kernel.events import ExecutionFinished, KernelEvent
-from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 
 WARMUP = 5

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
 
@@ -125,7 +125,7 @@ class KernelAdapter:
     def execute(self, code: str) -> str:
         """Send an execute_request and return its msg_id at once."""
         client = self._running_client()
-        msg_id = client.execute(code, store_history=True, allow_stdin=True, stop_on_error=True)
+        msg_id: str = client.execute(code, store_history=True, allow_stdin=True, stop_on_error=True)
         self._runs.add(msg_id)
         return msg_id
 

@@ -7,7 +7,6 @@ once; elsewhere (or for non-local provisioners) we poll the provisioner every 0.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 from typing import Any
 
@@ -38,9 +37,10 @@ async def wait_for_exit(provisioner: Any) -> int | None:
                 finally:
                     loop.remove_reader(fd)
                     os.close(fd)
-                # The process is a zombie now; reap it and read its status.
-                with contextlib.suppress(Exception):
-                    return proc.wait(timeout=1)
-    while (code := await provisioner.poll()) is None:  # noqa: ASYNC110 (fallback only)
+                # The process has exited: poll() reaps it without blocking.
+                code = proc.poll()
+                if code is not None:
+                    return int(code)
+    while (status := await provisioner.poll()) is None:  # noqa: ASYNC110 (fallback only)
         await asyncio.sleep(POLL_INTERVAL)
-    return code
+    return int(status)
