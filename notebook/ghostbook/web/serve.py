@@ -36,6 +36,9 @@ def main(argv: list[str]) -> int:
         return 2
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted sockets inherit this: without it, Nagle's algorithm and delayed ACKs add ~40 ms to
+    # small websocket messages (the stall jupyter_server shows).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((args.host, args.port))
     except OSError as exc:
