@@ -2,6 +2,11 @@
 
 Each channel (iopub, shell, stdin) has its own reader task that awaits `get_msg()` directly, so
 messages are handled as soon as they arrive; a watcher task notices the process ending.
+
+Ordering: events of one channel keep the kernel's order. `ExecutionFinished` for a request comes
+after all of its `Output`s; relative to `StatusChanged("idle")` it may come before or after (the
+reply and the idle status travel on different sockets). After `dead`/`restarting` no event of an
+earlier request follows its `ExecutionFinished(status="dead")`.
 """
 
 from __future__ import annotations
@@ -68,6 +73,8 @@ class KernelAdapter:
     async def start(self) -> None:
         """Start the kernel and wait until it answers kernel_info."""
         async with self._lifecycle:
+            if self._km is not None or self._closed:
+                raise RuntimeError("KernelAdapter.start() may be called only once")
             self.state = "starting"
             self._emit(StatusChanged("starting"))
             ksm = KernelSpecManager()
@@ -146,7 +153,7 @@ class KernelAdapter:
     async def run_silent(
         self,
         code: str,
-        timeout: float = 5.0,  # noqa: ASYNC109 (part of the interface)
+        timeout: float = 5.0,
         user_expressions: dict[str, str] | None = None,
     ) -> dict[str, Any]:
         """Run `code` silently (no history, no Output events).
