@@ -1,0 +1,56 @@
+"""Two tabs on one notebook see each other's edits, structure changes and outputs."""
+
+from __future__ import annotations
+
+from playwright.sync_api import BrowserContext, expect
+
+from .helpers import KERNEL_TIMEOUT, Server, cells, editor_text, open_notebook, output, wait_idle, write_notebook
+
+
+def test_two_tabs_stay_in_sync(server: Server, context: BrowserContext) -> None:
+    write_notebook(server.root / "shared.ipynb", [("code", "")])
+    url = server.url("/notebooks/shared.ipynb")
+    a = context.new_page()
+    b = context.new_page()
+    open_notebook(a, url)
+    open_notebook(b, url)
+    wait_idle(a)
+
+    cell_a = cells(a).nth(0)
+    cell_a.get_by_test_id("cell-editor").locator(".cm-content").click()
+    a.keyboard.type("x = 20 + 1\nprint(x * 2)")
+    expect(cells(b).nth(0).get_by_test_id("cell-editor")).to_contain_text("print(x * 2)")
+    assert editor_text(cells(b).nth(0)).splitlines() == ["x = 20 + 1", "print(x * 2)"]
+
+    # an edit in B shows up in A while A's editor keeps its focus
+    cells(b).nth(0).get_by_test_id("cell-editor").locator(".cm-content").click()
+    b.keyboard.press("Control+End")
+    b.keyboard.type("  # from b")
+    expect(cell_a.get_by_test_id("cell-editor")).to_contain_text("print(x * 2)  # from b")
+
+    # run in A: the output appears in B
+    cell_a.get_by_test_id("run-cell").click()
+    expect(output(cells(b).nth(0))).to_contain_text("42", timeout=KERNEL_TIMEOUT)
+    expect(cells(b).nth(0).get_by_test_id("cell-prompt")).to_have_text("[1]")
+
+    # structure: B adds a markdown cell, A sees it; A deletes it, B sees that
+    cells(b).nth(0).get_by_test_id("add-cell-below").click()
+    expect(cells(a)).to_have_count(2)
+    b.keyboard.press("Escape")
+    b.keyboard.press("m")
+    expect(cells(a).nth(1)).to_have_attribute("data-cell-type", "markdown")
+    cells(a).nth(1).get_by_test_id("delete-cell").click()
+    expect(cells(b)).to_have_count(1)
+
+    # a tab that reloads gets the current state, including output made while it was away
+    b.close()
+    cell_a.get_by_test_id("cell-editor").locator(".cm-content").click()
+    a.keyboard.press("Control+End")
+    a.keyboard.press("Enter")
+    a.keyboard.type("print('while b was away')")
+    a.keyboard.press("Control+Enter")
+    expect(output(cell_a)).to_contain_text("while b was away", timeout=KERNEL_TIMEOUT)
+    c = context.new_page()
+    open_notebook(c, url)
+    expect(output(cells(c).nth(0))).to_contain_text("while b was away")
+    assert "print('while b was away')" in editor_text(cells(c).nth(0))
