@@ -171,3 +171,49 @@ def test_server_keeps_serving_after_a_file_vanishes(server: RunningServer, tmp_p
     response = httpx.get(server.base + "/api/contents", params={"path": "no/such/folder"},
                          headers={"Authorization": f"token {server.token}"})
     assert response.status_code == 404 and response.json()["error"]
+
+
+def test_intellisense_stdin_and_kernel_death(server: RunningServer) -> None:
+    path = new_notebook(server, "kernel-features.ipynb")
+
+    async def scenario() -> None:
+        client = await NotebookClient.connect(server, path)
+        cell_id = (await client.expect("snapshot"))["notebook"]["cells"][0]["id"]
+        await client.expect_kernel("idle")
+        await client.send({"type": "set_source", "cell_id": cell_id, "source": "import os\nos.pa"})
+        await client.send({"type": "complete", "ref": "c1", "cell_id": cell_id, "cursor": 15})
+        reply = await client.expect("complete_reply", ref="c1")
+        assert "path" in [m.rsplit(".", 1)[-1] for m in reply["matches"]]
+        assert reply["cursor_end"] == 15 and len(reply["types"]) == len(reply["matches"])
+        await client.send({"type": "set_source", "cell_id": cell_id, "source": "len"})
+        await client.send({"type": "inspect", "ref": "i1", "cell_id": cell_id, "cursor": 3})
+        inspected = await client.expect("inspect_reply", ref="i1")
+        assert inspected["found"] and "Return the number of items" in inspected["data"]["text/plain"]
+
+        await client.send({"type": "set_source", "cell_id": cell_id,
+                           "source": "name = input('Who? ')\nprint('hi', name)"})
+        await client.send({"type": "execute_cells", "cell_ids": [cell_id]})
+        request = await client.expect("stdin_request", cell_id=cell_id)
+        assert request["prompt"] == "Who? " and request["password"] is False
+        await client.send({"type": "stdin_reply", "value": "Ada"})
+        await client.wait_idle(cell_id)
+        assert "".join(o.get("text", "") for o in client.outputs_of(cell_id)) == "Who? Ada\nhi Ada\n"
+
+        await client.send({"type": "set_source", "cell_id": cell_id, "source": "import os; os._exit(3)"})
+        await client.send({"type": "execute_cells", "cell_ids": [cell_id]})
+        dead = await client.expect_kernel("dead", timeout=15)
+        assert "3" in dead["kernel"]["reason"]
+        if client.latest_state(cell_id) != "idle":
+            await client.wait_idle(cell_id)
+        assert client.outputs_of(cell_id)[-1]["ename"] == "KernelStopped"
+        await client.send({"type": "execute_cells", "cell_ids": [cell_id], "ref": "x"})
+        assert "dead" in (await client.expect("error", ref="x"))["message"]
+        await client.send({"type": "restart_kernel"})
+        await client.expect_kernel("idle")
+        await client.send({"type": "set_source", "cell_id": cell_id, "source": "'alive'"})
+        await client.send({"type": "execute_cells", "cell_ids": [cell_id]})
+        await client.wait_idle(cell_id)
+        assert client.outputs_of(cell_id)[0]["data"] == {"text/plain": "'alive'"}
+        await client.close()
+
+    asyncio.run(scenario())

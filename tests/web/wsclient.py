@@ -43,6 +43,12 @@ class NotebookClient:
     async def wait_idle(self, cell_id: str, timeout: float = 30) -> dict[str, Any]:
         return await self.expect("cell_state", timeout, cell_id=cell_id, state="idle")
 
+    def latest_state(self, cell_id: str) -> str | None:
+        for message in reversed(self.seen):
+            if message["type"] == "cell_state" and message["cell_id"] == cell_id:
+                return str(message["state"])
+        return None
+
     def outputs_of(self, cell_id: str) -> list[dict[str, Any]]:
         for message in reversed(self.seen):
             if message["type"] == "cell_outputs" and message["cell_id"] == cell_id:
