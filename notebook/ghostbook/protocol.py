@@ -117,6 +117,44 @@ class Inspect(_Message):
     detail_level: Literal[0, 1] = 0
 
 
+class Suggest(_Message):
+    """Ask for ghost text at `cursor` in the server's copy of the cell. A newer Suggest from the same
+    tab cancels the older one; replies for it stop."""
+
+    type: Literal["suggest"]
+    ref: str = Field(min_length=1, max_length=64)
+    cell_id: CellId
+    cursor: int = Field(ge=0)
+    trigger: Literal["auto", "forced"] = "auto"
+
+
+class SuggestCancel(_Message):
+    """Stop generating for `ref` (the user typed on, moved away or pressed Esc)."""
+
+    type: Literal["suggest_cancel"]
+    ref: str = Field(min_length=1, max_length=64)
+
+
+class SuggestFeedback(_Message):
+    """What became of a suggestion: counted in the live stats."""
+
+    type: Literal["suggest_feedback"]
+    ref: str = Field(min_length=1, max_length=64)
+    event: Literal["shown", "accepted", "partial", "dismissed"]
+    latency_ms: float | None = Field(default=None, ge=0)  # end of debounce -> ghost text visible
+
+
+class GetSettings(_Message):
+    type: Literal["get_settings"]
+
+
+class UpdateSettings(_Message):
+    """Change some completion settings (keys of `CompletionSettings`); the rest stay as they are."""
+
+    type: Literal["update_settings"]
+    settings: dict[str, Any]
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -138,6 +176,11 @@ ClientMessage = Annotated[
     | Save
     | Complete
     | Inspect
+    | Suggest
+    | SuggestCancel
+    | SuggestFeedback
+    | GetSettings
+    | UpdateSettings
     | Ping,
     Field(discriminator="type"),
 ]
@@ -197,6 +240,17 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # save_status   {type, save: SaveInfo}
 # complete_reply {type, ref, matches: [str], cursor_start, cursor_end, types: [str|null]}
 # inspect_reply  {type, ref, found, data: {mime: str}}
+# stdin_closed  {type, cell_id}      (the prompt was answered, or its cell finished)
+# suggestion    {type, ref, cell_id, cursor, text, done, source: "model"|"cache"|"typed_through"}
+#                 streamed: `text` is the whole (post-processed) suggestion so far; the last has done=true.
+#                 An empty text with done=true means "nothing to suggest".
+# suggestion_error {type, ref, message}
+# settings      {type, ref, settings: {enabled, debounce_ms, debounce_mode, max_new_tokens, context_tokens,
+#                 model}, model: ModelStatus}
+# model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"loading"|"ready"|"error", name,
+#                 path, progress: float|null, message: str|null}
+# completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
+#                 cache_hits}}
 # pong          {type, ref}
 # error         {type, ref, message}
 # fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
