@@ -1,0 +1,20 @@
+"""`ghostbook bench NAME [args]`: benchmark scripts, each a module with `main(argv) -> int`."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# Benchmark name -> module path; imported lazily so one benchmark's heavy imports never slow another.
+BENCHES: dict[str, str] = {
+    "models": "ghostbook.eval.bench_models",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in BENCHES:
+        print(f"usage: ghostbook bench {{{','.join(sorted(BENCHES))}}} [args]", file=sys.stderr)
+        return 2
+    module = importlib.import_module(BENCHES[args[0]])
+    return int(module.main(args[1:]) or 0)

@@ -1,0 +1,142 @@
+"""Evaluation backends: a GGUF through llama-cpp-python and an HF folder through transformers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ghostbook.training.fim import EOT, FIM_MIDDLE, FIM_PREFIX, FIM_SUFFIX
+
+
+class LlamaCppBackend:
+    """A GGUF model run by llama.cpp (greedy, KV cache reused across the prompt's common prefix)."""
+
+    def __init__(self, path: Path, n_ctx: int = 1024, threads: int = 1) -> None:
+        import llama_cpp
+
+        self.path = Path(path)
+        self.name = f"llama.cpp:{self.path.name}"
+        self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads,
+                                   n_threads_batch=threads, n_batch=512, verbose=False, logits_all=False)
+        self.n_ctx = n_ctx
+        self.vocab_size = self.llm.n_vocab()
+        self.eot = self._special(EOT)
+        self.fim_prefix = self._special(FIM_PREFIX)
+        self.fim_suffix = self._special(FIM_SUFFIX)
+        self.fim_middle = self._special(FIM_MIDDLE)
+
+    def _special(self, text: str) -> int:
+        ids = self.llm.tokenize(text.encode(), add_bos=False, special=True)
+        if len(ids) != 1:
+            raise ValueError(f"{text} is not a single token in {self.path}")
+        return ids[0]
+
+    def encode(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
+
+    def token_bytes(self, token: int) -> bytes:
+        return self.llm.detokenize([token], special=True)
+
+    def _logits(self) -> np.ndarray:
+        return np.asarray(self.llm.scores[self.llm.n_tokens - 1], dtype=np.float32).copy()
+
+    def start(self, prompt: list[int]) -> np.ndarray:
+        common = 0
+        cached = self.llm.input_ids[: self.llm.n_tokens].tolist()
+        for a, b in zip(cached, prompt, strict=False):
+            if a != b:
+                break
+            common += 1
+        common = min(common, len(prompt) - 1)
+        self.llm.n_tokens = common
+        self.llm._ctx.kv_cache_seq_rm(-1, common, -1)
+        self.llm.eval(prompt[common:])
+        return self._logits()
+
+    def step(self, token: int) -> np.ndarray:
+        self.llm.eval([token])
+        return self._logits()
+
+    def close(self) -> None:
+        self.llm.close()
+
+
+class HFBackend:
+    """A transformers causal LM with its tokenizer (fp32 on CPU, greedy with a KV cache)."""
+
+    def __init__(self, path: Path, threads: int = 1, device: str = "cpu") -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
+
+        torch.set_num_threads(threads)
+        self.torch = torch
+        self.path = Path(path)
+        self.name = f"transformers:{self.path.name}"
+        self.tok = PreTrainedTokenizerFast(tokenizer_file=str(self.path / "tokenizer.json"))
+        self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32).to(device).eval()
+        self.device = device
+        self.n_ctx = int(self.model.config.max_position_embeddings)
+        self.vocab_size = int(self.model.config.vocab_size)
+        ids = self.tok.convert_tokens_to_ids([EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE])
+        self.eot, self.fim_prefix, self.fim_suffix, self.fim_middle = (int(i) for i in ids)
+        self._past = None
+
+    def encode(self, text: str) -> list[int]:
+        return self.tok(text, add_special_tokens=False).input_ids if text else []
+
+    def token_bytes(self, token: int) -> bytes:
+        from tokenizers.decoders import ByteLevel
+
+        piece = self.tok.convert_ids_to_tokens(token)
+        if piece in (EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE) or piece.startswith("<fim"):
+            return piece.encode()
+        return _BYTE_DECODER.decode(piece) if _BYTE_DECODER else ByteLevel().decode([piece]).encode()
+
+    def _run(self, ids: list[int]) -> np.ndarray:
+        torch = self.torch
+        with torch.no_grad():
+            out = self.model(input_ids=torch.tensor([ids], device=self.device), cache=self._past,
+                             use_cache=True, logits_to_keep=1)
+        self._past = out.cache
+        return out.logits[0, -1].float().cpu().numpy()
+
+    def start(self, prompt: list[int]) -> np.ndarray:
+        self._past = None
+        return self._run(prompt)
+
+    def step(self, token: int) -> np.ndarray:
+        return self._run([token])
+
+    def close(self) -> None:
+        self._past = None
+
+
+class _ByteDecoder:
+    """GPT-2 byte-level token string -> raw bytes."""
+
+    def __init__(self) -> None:
+        bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(
+            range(ord("®"), ord("ÿ") + 1))
+        cs = bs[:]
+        n = 0
+        for b in range(256):
+            if b not in bs:
+                bs.append(b)
+                cs.append(256 + n)
+                n += 1
+        self.table = {chr(c): b for b, c in zip(bs, cs, strict=True)}
+
+    def decode(self, piece: str) -> bytes:
+        return bytes(self.table[c] for c in piece)
+
+
+_BYTE_DECODER = _ByteDecoder()
+
+
+def load_backend(path: Path, threads: int = 1, n_ctx: int = 1024) -> LlamaCppBackend | HFBackend:
+    """A `.gguf` file runs on llama.cpp; a folder with config.json on transformers."""
+    path = Path(path)
+    if path.suffix == ".gguf":
+        return LlamaCppBackend(path, n_ctx=n_ctx, threads=threads)
+    return HFBackend(path, threads=threads)

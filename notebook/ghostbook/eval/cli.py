@@ -1,0 +1,98 @@
+"""`ghostbook eval MODEL [MODEL...]`: HumanEval infilling (single/multi-line) and held-out exact match.
+
+MODEL is a `.gguf` file (llama.cpp) or an HF folder (transformers); `default` is the shipped model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from ghostbook.eval.runner import Summary, evaluate
+
+
+def _model_path(spec: str) -> Path:
+    if spec == "default":
+        from ghostbook.training.export import default_model_path
+
+        return default_model_path()
+    return Path(spec).expanduser()
+
+
+def _tasks(name: str, args: argparse.Namespace) -> list:
+    from ghostbook.eval import tasks as t
+
+    if name == "single":
+        tasks = t.humaneval_single_line()
+    elif name == "multi":
+        tasks = t.humaneval_multi_line()
+    else:
+        from ghostbook.training.corpus import read_docs
+
+        docs = read_docs(Path(args.heldout).expanduser())
+        tasks = t.heldout_lines([d.text for d in docs], n=args.heldout_n)
+    if args.stride > 1:
+        tasks = tasks[:: args.stride]
+    return tasks[: args.limit] if args.limit else tasks
+
+
+def format_table(rows: list[dict[str, object]]) -> str:
+    """A plain-text table of dict rows (same keys)."""
+    if not rows:
+        return ""
+    keys = list(rows[0])
+    cells = [[_fmt(r.get(k)) for k in keys] for r in rows]
+    widths = [max(len(k), *(len(c[i]) for c in cells)) for i, k in enumerate(keys)]
+    lines = ["  ".join(k.ljust(w) for k, w in zip(keys, widths, strict=True))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    return "\n".join(lines)
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return "-" if v is None else str(v)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="ghostbook eval", description=__doc__)
+    ap.add_argument("models", nargs="*", default=["default"])
+    ap.add_argument("--tasks", nargs="+", default=["single", "multi"], choices=["single", "multi", "heldout"])
+    ap.add_argument("--limit", type=int, default=None, help="first N tasks of each set")
+    ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out subset)")
+    ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
+    ap.add_argument("--no-healing", action="store_true", help="disable token healing")
+    ap.add_argument("--heldout", default="~/.cache/ghostbook/train/corpus/val.jsonl")
+    ap.add_argument("--heldout-n", type=int, default=300)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--n-ctx", type=int, default=1024)
+    ap.add_argument("--json", type=Path, default=None, help="write summary + per-task results here")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+
+    from ghostbook.eval.backends import load_backend
+    from ghostbook.eval.generate import TokenIndex
+
+    rows: list[dict[str, object]] = []
+    details: list[dict[str, object]] = []
+    for spec in args.models:
+        path = _model_path(spec)
+        backend = load_backend(path, threads=args.threads, n_ctx=args.n_ctx)
+        index = TokenIndex(backend, backend.vocab_size)
+        for name in args.tasks:
+            t0 = time.time()
+            summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
+                                        healing=not args.no_healing, progress=not args.quiet)
+            row = {"model": backend.name, "healing": not args.no_healing, **summary.row(),
+                   "seconds": round(time.time() - t0, 1)}
+            rows.append(row)
+            details.append({**row, "results": [r.__dict__ for r in summary.results]})
+        backend.close()
+    print(format_table(rows))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"argv": sys.argv, "summary": rows, "details": details}, indent=1))
+    return 0

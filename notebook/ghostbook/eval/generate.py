@@ -1,0 +1,90 @@
+"""Greedy FIM completion with token healing over any `Backend`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ghostbook.training.fim import fit, psm, spm
+
+
+class Backend(Protocol):
+    """The few operations evaluation needs from a model runtime."""
+
+    name: str
+    n_ctx: int
+    eot: int
+    fim_prefix: int
+    fim_suffix: int
+    fim_middle: int
+
+    def encode(self, text: str) -> list[int]: ...
+    def token_bytes(self, token: int) -> bytes: ...
+    def start(self, prompt: list[int]) -> np.ndarray: ...
+    def step(self, token: int) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens: list[int]
+    prompt_tokens: int
+
+
+class TokenIndex:
+    """Byte strings of every token, for the healing constraint."""
+
+    def __init__(self, backend: Backend, vocab_size: int) -> None:
+        self.pieces = [backend.token_bytes(i) for i in range(vocab_size)]
+        self.special = {backend.eot, backend.fim_prefix, backend.fim_suffix, backend.fim_middle}
+
+    def starting_with(self, prefix: bytes) -> np.ndarray:
+        return np.array([i for i, p in enumerate(self.pieces) if p.startswith(prefix) and i not in self.special])
+
+
+def heal(prompt_ids: list[int], index: TokenIndex) -> tuple[list[int], bytes]:
+    """Drop the prompt's last token; return the shortened ids and the removed bytes."""
+    if not prompt_ids or prompt_ids[-1] in index.special:
+        return prompt_ids, b""
+    return prompt_ids[:-1], index.pieces[prompt_ids[-1]]
+
+
+def build_prompt(backend: Backend, prefix_ids: list[int], suffix_ids: list[int], max_new: int,
+                 layout: str = "psm") -> list[int]:
+    p, s = fit(prefix_ids, suffix_ids, backend.n_ctx - max_new - 4)
+    fn = spm if layout == "spm" else psm
+    return fn(backend.fim_prefix, backend.fim_suffix, backend.fim_middle, p, s)
+
+
+def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_new: int = 48,
+             single_line: bool = True, healing: bool = True, layout: str = "psm") -> Completion:
+    """Greedy middle for (prefix, suffix); single-line stops at the first newline of the middle."""
+    prefix_ids = backend.encode(prefix)
+    removed = b""
+    if healing:
+        prefix_ids, removed = heal(prefix_ids, index)
+    prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
+    logits = backend.start(prompt)
+    allowed = index.starting_with(removed) if removed else None
+    out: list[int] = []
+    data = b""
+    for _ in range(max_new):
+        if allowed is not None and len(allowed):
+            tok = int(allowed[int(np.argmax(logits[allowed]))])
+            allowed = None
+        else:
+            tok = int(np.argmax(logits))
+        if tok == backend.eot or tok in index.special:
+            break
+        out.append(tok)
+        data += index.pieces[tok]
+        if single_line and b"\n" in data[len(removed):]:
+            break
+        logits = backend.step(tok)
+    text = data[len(removed):].decode("utf-8", "replace") if data.startswith(removed) else data.decode(
+        "utf-8", "replace")
+    if single_line:
+        text = text.split("\n", 1)[0]
+    return Completion(text, out, len(prompt))

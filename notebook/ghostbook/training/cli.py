@@ -1,0 +1,111 @@
+"""`ghostbook train [corpus|tokenizer|run|export] ...`; with no step, `--preset NAME` runs them all."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from ghostbook.training.model import PRESETS
+
+DEFAULT_WORK = Path("~/.cache/ghostbook/train").expanduser()
+
+
+def _texts(corpus: Path, split: str) -> list[str]:
+    from ghostbook.training.corpus import read_docs
+
+    return [d.text for d in read_docs(corpus / f"{split}.jsonl")]
+
+
+def step_corpus(work: Path, roots: list[Path] | None, force: bool = False) -> None:
+    from ghostbook.training.corpus import build_corpus
+
+    out = work / "corpus"
+    if (out / "report.json").exists() and not force:
+        print(f"corpus: reusing {out}")
+        return
+    report = build_corpus(out, roots)
+    print(json.dumps(report.to_json()["files"], indent=1))
+
+
+def step_tokenizer(work: Path, vocab_size: int, max_chars: int = 40_000_000, force: bool = False) -> None:
+    from ghostbook.training.tokenizer import train_tokenizer
+
+    out = work / "tokenizer.json"
+    if out.exists() and not force:
+        print(f"tokenizer: reusing {out}")
+        return
+    texts = _texts(work / "corpus", "train")
+    random.Random(0).shuffle(texts)
+    total, sample = 0, []
+    for t in texts:
+        if total > max_chars:
+            break
+        sample.append(t)
+        total += len(t)
+    tok = train_tokenizer(sample, vocab_size)
+    tok.save(str(out))
+    n_tokens = sum(len(e.ids) for e in tok.encode_batch(sample[:200]))
+    print(f"tokenizer: vocab {tok.get_vocab_size()}, {sum(len(t) for t in sample[:200]) / n_tokens:.2f} chars/token")
+
+
+def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | None, device: str,
+             max_steps: int | None, compile_: bool) -> dict:
+    from dataclasses import replace
+
+    from ghostbook.training.tokenizer import load_tokenizer
+    from ghostbook.training.train import RunOptions, train
+
+    preset = PRESETS[preset_name]
+    if max_steps:
+        preset = replace(preset, max_steps=max_steps)
+    tok = load_tokenizer(work / "tokenizer.json")
+    opts = RunOptions(out_dir=work / "run", threads=threads, device=device, max_minutes=max_minutes,
+                      compile=compile_, autocast=device != "cpu" or _has_bf16())
+    state = train(preset, tok, _texts(work / "corpus", "train"), _texts(work / "corpus", "val"), opts)
+    print(json.dumps({k: v for k, v in state.items() if k not in ("config", "preset")}))
+    return state
+
+
+def _has_bf16() -> bool:
+    try:
+        return "avx512_bf16" in Path("/proc/cpuinfo").read_text() or "amx_bf16" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+def step_export(work: Path, out: Path, quants: list[str]) -> None:
+    from ghostbook.training.export import export_all
+
+    for path in export_all(work / "run", work / "tokenizer.json", out, quants):
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="ghostbook train", description=__doc__)
+    ap.add_argument("step", nargs="?", choices=["corpus", "tokenizer", "run", "export", "all"], default="all")
+    ap.add_argument("--preset", default="default", choices=sorted(PRESETS))
+    ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="working folder (corpus, checkpoints)")
+    ap.add_argument("--roots", type=Path, nargs="*", help="source folders (default: stdlib + site-packages)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--max-minutes", type=float, default=None, help="stop (resumably) after this long")
+    ap.add_argument("--max-steps", type=int, default=None, help="override the preset's step count")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model")
+    ap.add_argument("--out", type=Path, default=None, help="export folder (default WORK/export)")
+    ap.add_argument("--quant", nargs="*", default=["f16", "q8_0", "q4_0"])
+    ap.add_argument("--force", action="store_true", help="rebuild corpus/tokenizer even if present")
+    args = ap.parse_args(argv)
+    work: Path = args.work.expanduser()
+    work.mkdir(parents=True, exist_ok=True)
+    out = args.out or work / "export"
+    if args.step in ("corpus", "all"):
+        step_corpus(work, args.roots, args.force)
+    if args.step in ("tokenizer", "all"):
+        step_tokenizer(work, PRESETS[args.preset].vocab_size, force=args.force)
+    if args.step in ("run", "all"):
+        step_run(work, args.preset, args.threads, args.max_minutes, args.device, args.max_steps, args.compile)
+    if args.step in ("export", "all"):
+        step_export(work, out, args.quant)
+    return 0

@@ -1,0 +1,85 @@
+"""Training sequences: documents windowed, FIM-transformed, tokenised part by part and packed."""
+
+from __future__ import annotations
+
+import bisect
+import random
+from dataclasses import dataclass
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from ghostbook.training.fim import SPAN_WEIGHTS, fit, psm, random_split, spm
+from ghostbook.training.tokenizer import special_ids
+
+
+@dataclass(frozen=True)
+class FimConfig:
+    """How often and how documents are turned into FIM examples."""
+
+    fim_rate: float = 0.9
+    spm_rate: float = 0.2
+    chars_per_token: float = 3.5
+    weights: tuple[tuple[str, float], ...] = tuple(SPAN_WEIGHTS.items())
+
+
+class SequenceSampler:
+    """Draws packed token sequences of `seq_len + 1` ids from weighted documents."""
+
+    def __init__(self, texts: list[str], tok: Tokenizer, seq_len: int, fim: FimConfig, seed: int) -> None:
+        self.texts = [t for t in texts if t.strip()]
+        if not self.texts:
+            raise ValueError("no documents")
+        self.tok = tok
+        self.seq_len = seq_len
+        self.fim = fim
+        self.rng = random.Random(seed)
+        self.ids = special_ids(tok)
+        self.cum = np.cumsum([len(t) for t in self.texts]).tolist()
+        self.weights = dict(fim.weights)
+
+    def _doc(self) -> str:
+        i = bisect.bisect_right(self.cum, self.rng.random() * self.cum[-1])
+        return self.texts[min(i, len(self.texts) - 1)]
+
+    def _window(self, text: str) -> str:
+        """A line-aligned window of about 0.3–1.0 context lengths, often starting at a top-level line."""
+        max_chars = int(self.seq_len * self.fim.chars_per_token * self.rng.uniform(0.3, 1.0))
+        if len(text) <= max_chars:
+            return text
+        start = self.rng.randint(0, len(text) - max_chars)
+        nl = text.rfind("\n", 0, start)
+        start = nl + 1 if nl >= 0 else 0
+        if self.rng.random() < 0.5:
+            top = text.find("\n", start)
+            while top >= 0 and top + 1 < len(text) and text[top + 1] in " \t\n#)]}":
+                top = text.find("\n", top + 1)
+            if 0 <= top < len(text) - max_chars // 2:
+                start = top + 1
+        end = text.rfind("\n", start, start + max_chars)
+        return text[start : end + 1 if end > start else start + max_chars]
+
+    def encode(self, text: str) -> list[int]:
+        return self.tok.encode(text, add_special_tokens=False).ids if text else []
+
+    def example(self, text: str) -> list[int]:
+        """One document as token ids ending in `<|endoftext|>`, FIM-transformed with `fim_rate`."""
+        eot = self.ids["<|endoftext|>"]
+        if self.rng.random() >= self.fim.fim_rate:
+            return self.encode(text) + [eot]
+        split = random_split(text, self.rng, self.weights)
+        middle = self.encode(split.middle)
+        budget = self.seq_len - len(middle) - 4
+        prefix, suffix = fit(self.encode(split.prefix), self.encode(split.suffix), budget)
+        layout = spm if self.rng.random() < self.fim.spm_rate else psm
+        head = layout(self.ids["<fim_prefix>"], self.ids["<fim_suffix>"], self.ids["<fim_middle>"], prefix, suffix)
+        return head + middle + [eot]
+
+    def sequence(self) -> list[int]:
+        out: list[int] = []
+        while len(out) < self.seq_len + 1:
+            out.extend(self.example(self._window(self._doc())))
+        return out[: self.seq_len + 1]
+
+    def batch(self, size: int) -> np.ndarray:
+        return np.array([self.sequence() for _ in range(size)], dtype=np.int64)

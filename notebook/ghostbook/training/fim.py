@@ -1,0 +1,125 @@
+"""Fill-in-the-middle spans (Bavarian et al. 2022) shaped like an editor's cursor cuts, and PSM/SPM layout."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+EOT = "<|endoftext|>"
+FIM_PREFIX = "<fim_prefix>"
+FIM_SUFFIX = "<fim_suffix>"
+FIM_MIDDLE = "<fim_middle>"
+FIM_PAD = "<fim_pad>"
+SPECIAL_TOKENS = [EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE, FIM_PAD]
+
+# Relative weights of the span kinds.
+SPAN_WEIGHTS = {"line": 0.35, "rest_of_line": 0.15, "block": 0.2, "char": 0.3}
+
+
+@dataclass(frozen=True)
+class Split:
+    """A document cut into prefix, middle and suffix (prefix + middle + suffix == document)."""
+
+    prefix: str
+    middle: str
+    suffix: str
+    kind: str
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, c in enumerate(text):
+        if c == "\n" and i + 1 < len(text):
+            starts.append(i + 1)
+    return starts
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
+
+
+def _nonblank_lines(text: str, starts: list[int]) -> list[int]:
+    return [i for i, s in enumerate(starts) if text[s : _line_end(text, s)].strip()]
+
+
+def char_span(text: str, rng: random.Random) -> Split:
+    """Two uniformly random cut points (the original FIM recipe)."""
+    a, b = sorted(rng.randint(0, len(text)) for _ in range(2))
+    return Split(text[:a], text[a:b], text[b:], "char")
+
+
+def line_span(text: str, rng: random.Random) -> Split | None:
+    """One whole non-blank line (with its indentation, without its newline): HumanEval single-line."""
+    starts = _line_starts(text)
+    lines = _nonblank_lines(text, starts)
+    if not lines:
+        return None
+    s = starts[rng.choice(lines)]
+    e = _line_end(text, s)
+    return Split(text[:s], text[s:e], text[e:], "line")
+
+
+def rest_of_line_span(text: str, rng: random.Random) -> Split | None:
+    """Cursor inside a line (after the indent, after a space, or mid-word); the middle ends the line."""
+    starts = _line_starts(text)
+    lines = _nonblank_lines(text, starts)
+    if not lines:
+        return None
+    s = starts[rng.choice(lines)]
+    e = _line_end(text, s)
+    line = text[s:e]
+    indent = len(line) - len(line.lstrip())
+    r = rng.random()
+    if r < 0.3:
+        cut = s + indent
+    elif r < 0.65:
+        spaces = [s + i + 1 for i, c in enumerate(line) if c == " " and i >= indent]
+        cut = rng.choice(spaces) if spaces else s + indent
+    else:
+        cut = rng.randint(s + indent, e)
+    return Split(text[:cut], text[cut:e], text[e:], "rest_of_line")
+
+
+def block_span(text: str, rng: random.Random, max_lines: int = 12) -> Split | None:
+    """Two or more consecutive whole lines: HumanEval multi-line."""
+    starts = _line_starts(text)
+    lines = _nonblank_lines(text, starts)
+    if len(lines) < 2:
+        return None
+    first = rng.choice(lines[:-1])
+    last = min(len(starts) - 1, first + rng.randint(1, max_lines - 1))
+    s = starts[first]
+    e = _line_end(text, starts[last])
+    return Split(text[:s], text[s:e], text[e:], "block")
+
+
+def random_split(text: str, rng: random.Random, weights: dict[str, float] | None = None) -> Split:
+    """Pick a span kind by weight and cut `text`; falls back to a char span."""
+    weights = weights or SPAN_WEIGHTS
+    kind = rng.choices(list(weights), weights=list(weights.values()))[0]
+    split = {"line": line_span, "rest_of_line": rest_of_line_span, "block": block_span}.get(
+        kind, lambda t, r: None
+    )(text, rng)
+    return split or char_span(text, rng)
+
+
+def fit(prefix: list[int], suffix: list[int], budget: int) -> tuple[list[int], list[int]]:
+    """Trim the prefix from the left and the suffix from the right to `budget` tokens, keeping
+    up to two thirds of the budget for the prefix (the nearer context matters most)."""
+    if len(prefix) + len(suffix) <= budget:
+        return prefix, suffix
+    budget = max(0, budget)
+    keep_suffix = min(len(suffix), max(budget // 3, budget - len(prefix)))
+    keep_prefix = budget - keep_suffix
+    return prefix[len(prefix) - keep_prefix :] if keep_prefix else [], suffix[:keep_suffix]
+
+
+def psm(pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
+    """Prefix-suffix-middle prompt: `<fim_prefix> P <fim_suffix> S <fim_middle>`."""
+    return [pre, *prefix, suf, *suffix, mid]
+
+
+def spm(pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
+    """Suffix-prefix-middle prompt: `<fim_suffix> S <fim_prefix> P <fim_middle>`."""
+    return [suf, *suffix, pre, *prefix, mid]

@@ -1,0 +1,75 @@
+"""Model shapes and presets: small `LlamaForCausalLM`s that llama.cpp runs."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """Hyper-parameters of a Llama-architecture model."""
+
+    vocab_size: int = 4096
+    hidden_size: int = 192
+    intermediate_size: int = 512
+    num_hidden_layers: int = 6
+    num_attention_heads: int = 3
+    num_key_value_heads: int = 3
+    max_position_embeddings: int = 1024
+    rope_theta: float = 10000.0
+    rms_norm_eps: float = 1e-5
+    tie_word_embeddings: bool = True
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A full training recipe."""
+
+    shape: ModelShape = field(default_factory=ModelShape)
+    vocab_size: int = 4096
+    seq_len: int = 512
+    batch_size: int = 16
+    lr: float = 2e-3
+    min_lr: float = 1e-4
+    warmup_steps: int = 100
+    max_steps: int = 4000
+    decay_frac: float = 0.25
+    weight_decay: float = 0.1
+    grad_clip: float = 1.0
+    seed: int = 1234
+
+
+PRESETS: dict[str, Preset] = {
+    "default": Preset(),
+    "tiny": Preset(
+        shape=ModelShape(vocab_size=512, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=256),
+        vocab_size=512, seq_len=128, batch_size=4, lr=3e-3, warmup_steps=2, max_steps=20,
+    ),
+}
+
+
+def llama_config(shape: ModelShape, special: dict[str, int]) -> LlamaConfig:
+    """A `LlamaConfig` for `shape` with the tokenizer's special-token ids (no BOS used)."""
+    kwargs = asdict(shape)
+    return LlamaConfig(
+        **kwargs,
+        hidden_act="silu",
+        attention_bias=False,
+        mlp_bias=False,
+        bos_token_id=special["<|endoftext|>"],
+        eos_token_id=special["<|endoftext|>"],
+        pad_token_id=special["<fim_pad>"],
+    )
+
+
+def build_model(config: LlamaConfig) -> LlamaForCausalLM:
+    """A randomly initialised model in float32."""
+    return LlamaForCausalLM(config)
+
+
+def count_params(model: LlamaForCausalLM) -> int:
+    """Unique parameters (tied embeddings counted once)."""
+    return sum(p.numel() for p in model.parameters())

@@ -1,0 +1,71 @@
+"""Where the default corpus comes from: the standard library and permissively licensed site-packages."""
+
+from __future__ import annotations
+
+import re
+import sysconfig
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+PERMISSIVE = re.compile(r"\b(MIT|BSD|Apache|PSF|Python Software Foundation|ISC|Unlicense|Zlib|0BSD)\b", re.I)
+COPYLEFT = re.compile(r"\b(GPL|LGPL|AGPL|MPL|Mozilla|EPL|CDDL)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A folder of Python files with the licence that covers it."""
+
+    root: Path
+    name: str
+    licence: str
+
+
+def stdlib_source() -> Source:
+    return Source(Path(sysconfig.get_paths()["stdlib"]), "python-stdlib", "PSF-2.0")
+
+
+def distribution_licence(dist: metadata.Distribution) -> str:
+    """Best-effort licence string from a distribution's metadata (expression, field or classifiers)."""
+    meta = dist.metadata
+    expr = meta.get("License-Expression") or ""
+    if expr:
+        return expr.strip()
+    classifiers = [c.split("::")[-1].strip() for c in meta.get_all("Classifier") or [] if "License ::" in c]
+    field = (meta.get("License") or "").strip()
+    if classifiers:
+        return "; ".join(classifiers)
+    return field.splitlines()[0][:80] if field else ""
+
+
+def is_permissive(licence: str) -> bool:
+    """True for MIT/BSD/Apache/PSF-style licences with no copyleft component."""
+    return bool(licence) and bool(PERMISSIVE.search(licence)) and not COPYLEFT.search(licence)
+
+
+def _top_level_dirs(dist: metadata.Distribution, site: Path) -> list[Path]:
+    tops: set[str] = set()
+    for f in dist.files or []:
+        parts = Path(str(f)).parts
+        if parts and not parts[0].endswith((".dist-info", ".egg-info", ".data")) and parts[0] != "..":
+            if len(parts) > 1 or parts[0].endswith(".py"):
+                tops.add(parts[0])
+    return sorted(site / t for t in tops if (site / t).exists())
+
+
+def site_package_sources(exclude: frozenset[str] = frozenset({"ghostbook"})) -> list[tuple[Source, bool]]:
+    """Every installed distribution's top-level folders, paired with whether its licence is permissive."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    out: list[tuple[Source, bool]] = []
+    seen: set[Path] = set()
+    for dist in metadata.distributions():
+        name = dist.metadata.get("Name") or "?"
+        if name.lower() in exclude:
+            continue
+        licence = distribution_licence(dist)
+        ok = is_permissive(licence)
+        for top in _top_level_dirs(dist, site):
+            if top not in seen:
+                seen.add(top)
+                out.append((Source(top, name, licence or "unknown"), ok))
+    return out

@@ -1,0 +1,151 @@
+"""The training loop: AdamW, warm-up + cosine, gradient clipping, bf16 autocast, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+from tqdm import tqdm
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from ghostbook.training.data import FimConfig, SequenceSampler
+from ghostbook.training.model import Preset, build_model, count_params, llama_config
+from ghostbook.training.tokenizer import special_ids
+
+CKPT = "checkpoint.pt"
+
+
+@dataclass
+class RunOptions:
+    """Where and how long to train."""
+
+    out_dir: Path
+    threads: int = 1
+    device: str = "cpu"
+    max_minutes: float | None = None
+    eval_every: int = 100
+    ckpt_every: int = 50
+    val_batches: int = 4
+    compile: bool = False
+    autocast: bool = True
+
+
+def lr_at(step: int, p: Preset) -> float:
+    """Warm-up, stable, decay (WSD): linear warm-up, constant `lr`, then a cosine decay to `min_lr`
+    over the last `decay_frac` of `max_steps`. The stable phase does not depend on `max_steps`, so a
+    run can be extended (resumed with a larger `max_steps`) until its decay starts."""
+    if step < p.warmup_steps:
+        return p.lr * (step + 1) / p.warmup_steps
+    decay_steps = max(1, int(p.max_steps * p.decay_frac))
+    start = max(p.warmup_steps, p.max_steps - decay_steps)
+    if step < start:
+        return p.lr
+    frac = min(1.0, (step - start) / max(1, p.max_steps - start))
+    return p.min_lr + 0.5 * (p.lr - p.min_lr) * (1 + math.cos(math.pi * frac))
+
+
+def make_optimizer(model: torch.nn.Module, p: Preset) -> torch.optim.AdamW:
+    decay = [q for q in model.parameters() if q.dim() >= 2]
+    no_decay = [q for q in model.parameters() if q.dim() < 2]
+    groups = [{"params": decay, "weight_decay": p.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=p.lr, betas=(0.9, 0.95), eps=1e-8)
+
+
+def _loss(model: torch.nn.Module, batch: torch.Tensor, autocast: bool, device: str) -> torch.Tensor:
+    inputs, targets = batch[:, :-1], batch[:, 1:]
+    with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=autocast):
+        logits = model(input_ids=inputs, use_cache=False).logits
+    return torch.nn.functional.cross_entropy(logits.float().reshape(-1, logits.size(-1)), targets.reshape(-1))
+
+
+@torch.no_grad()
+def evaluate(model: torch.nn.Module, batches: list[torch.Tensor], autocast: bool, device: str) -> float:
+    """Mean loss over fixed validation batches."""
+    model.eval()
+    losses = [_loss(model, b.to(device), autocast, device).item() for b in batches]
+    model.train()
+    return float(np.mean(losses))
+
+
+def save_checkpoint(path: Path, model: LlamaForCausalLM, opt: torch.optim.Optimizer, state: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save({"model": model.state_dict(), "optim": opt.state_dict(), "state": state}, tmp)
+    tmp.replace(path)
+
+
+def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict]:
+    """The model and training state from a run folder's checkpoint."""
+    ckpt = torch.load(out_dir / CKPT, map_location="cpu", weights_only=False)
+    config = LlamaConfig(**ckpt["state"]["config"])
+    model = build_model(config)
+    model.load_state_dict(ckpt["model"])
+    return model.eval(), ckpt["state"]
+
+
+def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: list[str], opts: RunOptions) -> dict:
+    """Train (resuming from `out_dir/checkpoint.pt` when present); returns the final state."""
+    torch.set_num_threads(opts.threads)
+    torch.manual_seed(preset.seed)
+    out = opts.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    config = llama_config(preset.shape, special_ids(tok))
+    model = build_model(config).to(opts.device)
+    opt = make_optimizer(model, preset)
+    state = {"step": 0, "tokens": 0, "seconds": 0.0, "val_loss": None, "config": config.to_dict(),
+             "preset": asdict(preset), "params": count_params(model)}
+    if (out / CKPT).exists():
+        ckpt = torch.load(out / CKPT, map_location=opts.device, weights_only=False)
+        model.load_state_dict(ckpt["model"])
+        opt.load_state_dict(ckpt["optim"])
+        state.update({k: v for k, v in ckpt["state"].items() if k not in ("preset",)})
+    fim = FimConfig()
+    sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed)
+    val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
+    val = [torch.from_numpy(val_sampler.batch(preset.batch_size)) for _ in range(opts.val_batches)]
+    step_model = torch.compile(model) if opts.compile else model
+    stop = {"flag": False}
+    old = signal.signal(signal.SIGTERM, lambda *_: stop.update(flag=True))
+    log = (out / "log.jsonl").open("a")
+    deadline = time.time() + opts.max_minutes * 60 if opts.max_minutes else None
+    bar = tqdm(total=preset.max_steps, initial=state["step"], desc="train", unit="step", dynamic_ncols=True)
+    tok_per_step = preset.batch_size * preset.seq_len
+    try:
+        while state["step"] < preset.max_steps and not stop["flag"]:
+            if deadline and time.time() > deadline:
+                break
+            t0 = time.time()
+            step = state["step"]
+            sampler.rng.seed(preset.seed * 1_000_003 + step)
+            batch = torch.from_numpy(sampler.batch(preset.batch_size)).to(opts.device)
+            for g in opt.param_groups:
+                g["lr"] = lr_at(step, preset)
+            loss = _loss(step_model, batch, opts.autocast, opts.device)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), preset.grad_clip)
+            opt.step()
+            dt = time.time() - t0
+            state.update(step=step + 1, tokens=state["tokens"] + tok_per_step, seconds=state["seconds"] + dt)
+            rec = {"step": step + 1, "loss": round(loss.item(), 4), "lr": lr_at(step, preset),
+                   "gnorm": round(float(norm), 3), "tok_s": round(tok_per_step / dt)}
+            if (step + 1) % opts.eval_every == 0 or step + 1 == preset.max_steps:
+                state["val_loss"] = rec["val_loss"] = round(evaluate(model, val, opts.autocast, opts.device), 4)
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            bar.set_postfix(loss=rec["loss"], val=state["val_loss"], tok_s=rec["tok_s"])
+            bar.update(1)
+            if (step + 1) % opts.ckpt_every == 0:
+                save_checkpoint(out / CKPT, model, opt, state)
+    finally:
+        bar.close()
+        log.close()
+        signal.signal(signal.SIGTERM, old)
+        save_checkpoint(out / CKPT, model, opt, state)
+    return state

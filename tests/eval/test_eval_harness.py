@@ -1,0 +1,84 @@
+"""HumanEval infilling tasks and the scoring harness: a correct completion passes, a wrong one
+fails, a hanging one times out; generation with and without token healing on a tiny real model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ghostbook.eval.runner import exact_match
+from ghostbook.eval.sandbox import run_program
+from ghostbook.eval.tasks import heldout_lines, humaneval_multi_line, humaneval_single_line
+
+
+def test_task_sets() -> None:
+    single = humaneval_single_line()
+    multi = humaneval_multi_line()
+    assert 900 < len(single) < 1200 and 150 < len(multi) < 330
+    t = single[0]
+    assert t.prefix.endswith("\n") and "\n" not in t.middle and t.middle.strip()
+    assert all(m.middle.count("\n") >= 1 for m in multi)
+    assert len({t.task_id for t in single}) == len(single)
+
+
+@pytest.mark.parametrize("task", humaneval_single_line()[::97] + humaneval_multi_line()[::41],
+                         ids=lambda t: t.task_id)
+def test_canonical_completion_passes_and_wrong_one_fails(task) -> None:
+    assert run_program(task.program(task.middle)).passed
+    indent = task.middle[: len(task.middle) - len(task.middle.lstrip())]
+    assert not run_program(task.program(indent + "raise ValueError('wrong')")).passed
+
+
+def test_hanging_completion_times_out() -> None:
+    task = humaneval_single_line()[0]
+    indent = task.middle[: len(task.middle) - len(task.middle.lstrip())]
+    result = run_program(task.program(indent + "while True: pass"), timeout=1.0)
+    assert result.status == "timeout"
+
+
+def test_exact_match_rules() -> None:
+    assert exact_match("  return x  ", "    return x", single_line=True)
+    assert not exact_match("return y", "return x", single_line=True)
+    assert exact_match("a = 1   \nb = 2\n", "a = 1\nb = 2", single_line=False)
+    assert not exact_match("a = 1\n b = 2", "a = 1\nb = 2", single_line=False)
+
+
+def test_heldout_lines_are_lines_of_the_documents() -> None:
+    doc = "\n".join(f"value_{i} = compute({i})" for i in range(40))
+    tasks = heldout_lines([doc], n=10)
+    assert len(tasks) == 10
+    assert all((t.prefix + t.middle + t.suffix) in doc for t in tasks)
+
+
+@pytest.mark.parametrize("kind", ["gguf", "hf"])
+def test_evaluate_runs_on_tiny_model(tiny_work: Path, kind: str) -> None:
+    from ghostbook.eval.backends import load_backend
+    from ghostbook.eval.generate import TokenIndex, complete
+    from ghostbook.eval.runner import evaluate
+
+    path = tiny_work / "export" / ("ghostbook-fim-q8_0.gguf" if kind == "gguf" else "hf")
+    backend = load_backend(path, n_ctx=256)
+    index = TokenIndex(backend, backend.vocab_size)
+    # Healing: the prompt loses its last token and the first generated token re-creates it.
+    removed = index.pieces[backend.encode("def f(x):\n    ret")[-1]]
+    healed = complete(backend, index, "def f(x):\n    ret", "\n", max_new=5)
+    assert healed.tokens and index.pieces[healed.tokens[0]].startswith(removed)
+    plain = complete(backend, index, "def f(x):\n    ret", "\n", max_new=5, healing=False)
+    assert plain.prompt_tokens == healed.prompt_tokens + 1
+    summary = evaluate(backend, index, humaneval_single_line(limit=3), "single", progress=False)
+    assert summary.n == 3 and summary.pass_at_1 is not None and 0 <= summary.exact_match <= 1
+    backend.close()
+
+
+def test_gguf_and_hf_backends_agree(tiny_work: Path) -> None:
+    from ghostbook.eval.backends import load_backend
+    from ghostbook.eval.generate import TokenIndex, complete
+
+    outs = []
+    for path in (tiny_work / "export" / "ghostbook-fim-f32.gguf", tiny_work / "export" / "hf"):
+        backend = load_backend(path, n_ctx=256)
+        index = TokenIndex(backend, backend.vocab_size)
+        outs.append([complete(backend, index, t.prefix[-300:], t.suffix[:100], max_new=8).tokens
+                     for t in humaneval_single_line(limit=4)])
+        backend.close()
+    assert outs[0] == outs[1]

@@ -1,0 +1,79 @@
+"""The FIM transform: span kinds, PSM/SPM layouts, trimming, and sampled sequences."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from ghostbook.training.fim import (
+    block_span,
+    char_span,
+    fit,
+    line_span,
+    psm,
+    random_split,
+    rest_of_line_span,
+    spm,
+)
+
+DOC = "import os\n\n\ndef f(x):\n    y = x + 1\n    return y * 2\n\n\nclass A:\n    pass\n"
+
+
+@pytest.mark.parametrize("fn", [char_span, line_span, rest_of_line_span, block_span, random_split])
+def test_spans_reassemble_the_document(fn) -> None:
+    rng = random.Random(0)
+    for _ in range(200):
+        s = fn(DOC, rng)
+        assert s.prefix + s.middle + s.suffix == DOC
+
+
+def test_line_span_is_one_whole_line() -> None:
+    rng = random.Random(1)
+    for _ in range(100):
+        s = line_span(DOC, rng)
+        assert s.prefix == "" or s.prefix.endswith("\n")
+        assert "\n" not in s.middle and s.middle.strip()
+        assert s.suffix == "" or s.suffix.startswith("\n")
+
+
+def test_rest_of_line_ends_the_line_and_cuts_after_indent_space_or_mid_word() -> None:
+    rng = random.Random(2)
+    kinds = set()
+    for _ in range(300):
+        s = rest_of_line_span(DOC, rng)
+        assert "\n" not in s.middle and (s.suffix == "" or s.suffix.startswith("\n"))
+        last = s.prefix.split("\n")[-1]
+        kinds.add("indent" if not last.strip() else "space" if last.endswith(" ") else "word")
+    assert kinds == {"indent", "space", "word"}
+
+
+def test_block_span_covers_several_whole_lines() -> None:
+    rng = random.Random(3)
+    s = block_span(DOC, rng)
+    assert s.middle.count("\n") >= 1 and (s.prefix == "" or s.prefix.endswith("\n"))
+
+
+def test_layouts_and_fit() -> None:
+    assert psm(1, 2, 3, [10, 11], [20]) == [1, 10, 11, 2, 20, 3]
+    assert spm(1, 2, 3, [10, 11], [20]) == [2, 20, 1, 10, 11, 3]
+    p, s = fit(list(range(100)), list(range(100, 200)), 30)
+    assert len(p) + len(s) == 30 and p[-1] == 99 and s[0] == 100
+    assert fit([1, 2], [3], 10) == ([1, 2], [3])
+
+
+def test_sampler_sequences_have_fim_and_plain_examples(tiny_work) -> None:
+    from ghostbook.training.corpus import read_docs
+    from ghostbook.training.data import FimConfig, SequenceSampler
+    from ghostbook.training.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(tiny_work / "tokenizer.json")
+    texts = [d.text for d in read_docs(tiny_work / "corpus" / "train.jsonl")]
+    sampler = SequenceSampler(texts, tok, 128, FimConfig(), seed=0)
+    batch = sampler.batch(8)
+    assert batch.shape == (8, 129)
+    ids = [sampler.example(sampler._window(sampler._doc())) for _ in range(100)]
+    mid = tok.token_to_id("<fim_middle>")
+    eot = tok.token_to_id("<|endoftext|>")
+    assert all(x[-1] == eot for x in ids)
+    n_fim = sum(mid in x for x in ids)
+    assert 70 <= n_fim < 100  # fim_rate 0.9
