@@ -24,7 +24,7 @@ class Autosaver:
         self._on_status = on_status
         self._delay = delay
         self._timer: asyncio.TimerHandle | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._task: asyncio.Task[bool] | None = None
         self._dirty = False
         self._disabled = False
         self.status: dict[str, Any] = {"status": "saved", "message": None}
