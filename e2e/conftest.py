@@ -4,21 +4,14 @@ its kernels down."""
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from .helpers import TOKEN, Server
+from .helpers import Server, launch_server, stop_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -39,21 +32,6 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/api/kernelspecs?token={TOKEN}", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"server did not start in {timeout}s:\n{log.read_text()}")
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _frontend_built() -> None:
     if not BUILD.is_file():
@@ -65,28 +43,12 @@ def server(tmp_path: Path) -> Iterator[Server]:
     root = tmp_path / "notebooks"
     root.mkdir()
     port = _free_port()
-    log = tmp_path / "server.log"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    with log.open("wb") as log_file:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", TOKEN, "--no-browser"],
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=tmp_path,
-        )
-    base_url = f"http://127.0.0.1:{port}"
+    process = launch_server(root, port, tmp_path / "server.log")
+    srv = Server(f"http://127.0.0.1:{port}", root, process)
     try:
-        _wait_ready(base_url, process, log)
-        yield Server(base_url, root, process)
+        yield srv
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+        stop_server(srv.process)
 
 
 @pytest.fixture(scope="session")

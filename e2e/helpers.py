@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +29,51 @@ class Server:
         """`path` on this server with the token (the server then sets its cookie)."""
         sep = "&" if "?" in path else "?"
         return f"{self.base_url}{path}{sep}token={TOKEN}"
+
+
+def launch_server(root: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+    """Start `python -m ghostbook ROOT` on `port` and wait until it answers."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with log.open("ab") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", TOKEN, "--no-browser"],
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=root.parent,
+        )
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}", process, log)
+    except BaseException:
+        stop_server(process)
+        raise
+    return process
+
+
+def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/api/kernelspecs?token={TOKEN}", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"server did not start in {timeout}s:\n{log.read_text()}")
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (the server shuts its kernels down), then SIGKILL if it lingers."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
 
 
 def write_notebook(path: Path, cells: list[tuple[str, str]]) -> None:

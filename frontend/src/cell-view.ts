@@ -4,6 +4,7 @@
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
 import { CellEditor } from "./editor";
+import { icon } from "./icons";
 import { renderMarkdown } from "./markdown";
 import type { CellModel } from "./notebook-state";
 import { renderOutputs } from "./outputs";
@@ -17,6 +18,8 @@ export type RunHow = "stay" | "advance" | "insert";
 export interface CellHost {
   connection: Connection;
   select(id: string, mode: Mode): void;
+  /** Edit the neighbouring cell (ArrowUp on the first line, ArrowDown on the last). */
+  editNeighbour(id: string, delta: -1 | 1): boolean;
   run(id: string, how: RunHow): void;
   insertAt(index: number, type?: CellType, mode?: Mode): void;
   indexOf(id: string): number;
@@ -67,12 +70,12 @@ export class CellView {
     const tools = el(
       "div",
       { class: "cell-tools" },
-      button("▶", "run-cell", "Run cell (Ctrl+Enter)", () => host.run(id, "stay"), "icon-button"),
-      button("↑", "move-cell-up", "Move cell up", () => host.moveCell(id, -1), "icon-button"),
-      button("↓", "move-cell-down", "Move cell down", () => host.moveCell(id, 1), "icon-button"),
+      button(icon("run"), "run-cell", "Run cell (Ctrl+Enter)", () => host.run(id, "stay"), "icon-button"),
+      button(icon("up"), "move-cell-up", "Move cell up", () => host.moveCell(id, -1), "icon-button"),
+      button(icon("down"), "move-cell-down", "Move cell down", () => host.moveCell(id, 1), "icon-button"),
       this.typeSelect,
-      button("+", "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1), "icon-button"),
-      button("🗑", "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
+      button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1), "icon-button"),
+      button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
     const main = el("div", { class: "cell-main" }, tools, this.editorHost, this.rendered, panelHost, this.outputArea);
     this.element = el(
@@ -119,6 +122,14 @@ export class CellView {
       { key: "Ctrl-Enter", run: run("stay") },
       { key: "Mod-Enter", run: run("stay") },
       { key: "Alt-Enter", run: run("insert") },
+      {
+        key: "ArrowUp",
+        run: () => this.editor.caretOnEdgeLine("first") && this.host.editNeighbour(this.id, -1),
+      },
+      {
+        key: "ArrowDown",
+        run: () => this.editor.caretOnEdgeLine("last") && this.host.editNeighbour(this.id, 1),
+      },
       {
         key: "Escape",
         run: () => {
@@ -196,9 +207,9 @@ export class CellView {
   }
 
   /** Show the editor (markdown: leave the rendered view) and focus it. */
-  edit(): void {
+  edit(at?: "start" | "end"): void {
     this.showEditor();
-    if (!this.editor.hasFocus()) this.editor.focus();
+    if (at || !this.editor.hasFocus()) this.editor.focus(at);
   }
 
   renderMarkdown(): void {

@@ -116,9 +116,9 @@ export class Connection {
     if (ref && this.pending.has(ref)) {
       const entry = this.pending.get(ref)!;
       this.pending.delete(ref);
+      // The requester decides what to show (a failed completion should not raise a toast).
       entry.resolve(message as ReplyMessage);
-      // Errors answering a request are still shown to the user by the handler.
-      if (message.type !== "error") return;
+      return;
     }
     this.handlers.onMessage(message);
   }

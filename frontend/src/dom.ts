@@ -19,7 +19,7 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 }
 
 export function button(
-  label: string,
+  label: string | Node,
   testid: string,
   title: string,
   onClick: (event: MouseEvent) => void,

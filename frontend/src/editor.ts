@@ -24,6 +24,7 @@ import {
   EditorState,
   type Extension,
   Prec,
+  Transaction,
 } from "@codemirror/state";
 import { drawSelection, dropCursor, EditorView, keymap, type KeyBinding } from "@codemirror/view";
 import type { Connection } from "./connection";
@@ -162,16 +163,26 @@ export class CellEditor {
     }
     this.view.dispatch({
       changes: { from: start, to: endOld, insert: source.slice(start, endNew) },
-      annotations: [remoteChange.of(true)],
+      annotations: [remoteChange.of(true), Transaction.addToHistory.of(false)],
     });
   }
 
-  focus(atEnd = false): void {
-    if (atEnd) {
-      const end = this.view.state.doc.length;
-      this.view.dispatch({ selection: { anchor: end } });
+  /** Focus the editor, optionally moving the cursor to the start or the end of the text. */
+  focus(at?: "start" | "end"): void {
+    if (at) {
+      const pos = at === "end" ? this.view.state.doc.length : 0;
+      this.view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
     }
     this.view.focus();
+  }
+
+  /** True when the cursor is a single caret on the first (or last) line. */
+  caretOnEdgeLine(edge: "first" | "last"): boolean {
+    const { state } = this.view;
+    const range = state.selection.main;
+    if (!range.empty || state.selection.ranges.length > 1) return false;
+    const line = state.doc.lineAt(range.head).number;
+    return edge === "first" ? line === 1 : line === state.doc.lines;
   }
 
   blur(): void {

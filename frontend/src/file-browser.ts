@@ -3,6 +3,7 @@
 
 import * as api from "./api";
 import { button, el } from "./dom";
+import { icon } from "./icons";
 import { showToast } from "./toast";
 
 export function notebookUrl(path: string): string {
@@ -51,7 +52,7 @@ export class FileBrowser {
     this.root = el(
       "div",
       { class: "file-browser", testid: "file-browser", "data-path": dir },
-      el("header", { class: "browser-header" }, el("span", { class: "logo" }, "👻 Ghostbook"), this.crumbs, actions),
+      el("header", { class: "browser-header" }, el("span", { class: "logo" }, icon("ghost", 18), " Ghostbook"), this.crumbs, actions),
       this.list,
     );
     container.replaceChildren(this.root);
@@ -79,7 +80,7 @@ export class FileBrowser {
     const rows: HTMLElement[] = [];
     if (this.dir) {
       const up = this.dir.includes("/") ? this.dir.slice(0, this.dir.lastIndexOf("/")) : "";
-      rows.push(el("li", { class: "file-entry parent" }, el("a", { href: treeUrl(up), testid: "parent-folder" }, "📁 ..")));
+      rows.push(el("li", { class: "file-entry parent" }, el("a", { href: treeUrl(up), testid: "parent-folder", class: "entry-link" }, icon("folder"), " ..")));
     }
     for (const entry of listing.entries) rows.push(this.renderEntry(entry));
     if (!listing.entries.length) rows.push(el("li", { class: "empty", testid: "empty-folder" }, "No notebooks here yet."));
@@ -92,7 +93,8 @@ export class FileBrowser {
     const link = el(
       "a",
       { class: "entry-link", testid: "entry-link", href: isDir ? treeUrl(entry.path) : notebookUrl(entry.path) },
-      `${isDir ? "📁" : "📓"} ${entry.name}`,
+      icon(isDir ? "folder" : "notebook"),
+      ` ${entry.name}`,
     );
     const row = el(
       "li",

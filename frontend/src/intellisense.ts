@@ -18,6 +18,7 @@ import { EditorView, keymap } from "@codemirror/view";
 import { ansiToHtml } from "./ansi";
 import { type EditorContext, registerEditorExtension } from "./editor";
 import type { CompleteReply, InspectReply } from "./protocol";
+import { showToast } from "./toast";
 
 /** Character offsets on the wire count code points; CodeMirror counts UTF-16 units. */
 export function toCodePoints(text: string, utf16Offset: number): number {
@@ -126,6 +127,7 @@ function intellisense(context: EditorContext) {
     void context.connection
       .request<InspectReply>({ type: "inspect", cell_id: context.cellId, cursor, detail_level: 0 })
       .then((reply) => {
+        if (reply?.type === "error") showToast(reply.message);
         if (!reply || reply.type !== "inspect_reply") return;
         if (!reply.found) panel.show("No documentation found.");
         else panel.show(reply.data["text/plain"] ?? Object.values(reply.data)[0] ?? "");

@@ -1,6 +1,7 @@
 // The notebook toolbar: kernel status and chooser, run/interrupt/restart/clear, save status, help.
 
 import { button, el } from "./dom";
+import { icon } from "./icons";
 import type { KernelInfo, KernelSpecInfo, SaveInfo } from "./protocol";
 
 export interface ToolbarActions {
@@ -46,12 +47,12 @@ export class KernelBar {
       "div",
       { class: "toolbar-buttons" },
       button("+ Cell", "add-cell", "Add a code cell at the end", () => actions.addCell()),
-      button("▶▶ Run all", "run-all", "Run all cells", () => actions.runAll()),
-      button("■ Interrupt", "interrupt-kernel", "Interrupt the kernel (i i)", () => actions.interrupt()),
-      button("↻ Restart", "restart-kernel", "Restart the kernel (0 0)", () => actions.restart()),
-      button("⌫ Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
+      button("Run all", "run-all", "Run all cells", () => actions.runAll()),
+      button("Interrupt", "interrupt-kernel", "Interrupt the kernel (i i)", () => actions.interrupt()),
+      button("Restart", "restart-kernel", "Restart the kernel (0 0)", () => actions.restart()),
+      button("Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
       button("Save", "save-notebook", "Save (Ctrl+S)", () => actions.save()),
-      button("⌨", "shortcuts-help", "Keyboard shortcuts (h)", () => actions.toggleHelp(), "icon-button"),
+      button(icon("keyboard", 16), "shortcuts-help", "Keyboard shortcuts (h)", () => actions.toggleHelp(), "icon-button"),
     );
     const kernel = el(
       "div",

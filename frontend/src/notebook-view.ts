@@ -4,6 +4,7 @@
 import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
 import { Connection, type ConnectionState } from "./connection";
 import { el } from "./dom";
+import { icon } from "./icons";
 import { treeUrl } from "./file-browser";
 import { KernelBar } from "./kernel-bar";
 import { installCommandKeys } from "./keyboard";
@@ -48,7 +49,7 @@ export class NotebookView implements CellHost {
     const title = el(
       "div",
       { class: "notebook-title" },
-      el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, "👻"),
+      el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20)),
       el("span", { class: "notebook-name", testid: "notebook-name", title: path }, path),
     );
     this.bar = new KernelBar(title, {
@@ -282,6 +283,14 @@ export class NotebookView implements CellHost {
       }
       view.element.scrollIntoView({ block: "nearest" });
     }
+  }
+
+  editNeighbour(id: string, delta: -1 | 1): boolean {
+    const next = this.state.cells[this.state.indexOf(id) + delta];
+    if (!next) return false;
+    this.select(next.id, "edit");
+    this.views.get(next.id)?.edit(delta < 0 ? "end" : "start");
+    return true;
   }
 
   private selectRelative(delta: number): void {

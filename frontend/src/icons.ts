@@ -1,0 +1,29 @@
+// Small inline SVG icons (no icon font or emoji needed; they inherit the text colour).
+
+const PATHS: Record<string, string> = {
+  run: "M4 3l9 5-9 5z",
+  up: "M8 3l5 6H9v4H7V9H3z",
+  down: "M8 13l5-6H9V3H7v4H3z",
+  plus: "M7 3h2v4h4v2H9v4H7V9H3V7h4z",
+  trash: "M5 2h6v1h3v2H2V3h3zM3 6h10l-1 9H4z",
+  folder: "M1 3h5l2 2h7v9H1z",
+  notebook: "M3 1h9l2 2v12H3zM5 4h6v1H5zM5 7h6v1H5zM5 10h4v1H5z",
+  ghost: "M8 1a6 6 0 0 0-6 6v8l2-1.5L6 15l2-1.5 2 1.5 2-1.5 2 1.5V7a6 6 0 0 0-6-6zM6 5a1 1 0 1 1 0 2 1 1 0 0 1 0-2zm4 0a1 1 0 1 1 0 2 1 1 0 0 1 0-2z",
+  keyboard: "M1 4h14v9H1zM3 6v1h1V6zm2 0v1h1V6zm2 0v1h1V6zm2 0v1h1V6zm2 0v1h2V6zM3 8v1h2V8zm3 0v1h1V8zm2 0v1h1V8zm2 0v1h3V8zM4 10v1h8v-1z",
+};
+
+export function icon(name: keyof typeof PATHS | string, size = 14): SVGSVGElement {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("width", String(size));
+  svg.setAttribute("height", String(size));
+  svg.setAttribute("aria-hidden", "true");
+  svg.classList.add("icon");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", PATHS[name] ?? "");
+  path.setAttribute("fill", "currentColor");
+  path.setAttribute("fill-rule", "evenodd");
+  svg.appendChild(path);
+  return svg;
+}
