@@ -250,6 +250,11 @@ export class CellView {
     input.focus();
   }
 
+  /** The kernel no longer waits (answered here or in another tab, or the cell finished). */
+  closeStdin(): void {
+    if (this.stdinHost.querySelector("input")) this.clearStdin();
+  }
+
   private clearStdin(): void {
     this.stdinPending = false;
     this.stdinHost.replaceChildren();

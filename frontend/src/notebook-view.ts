@@ -180,6 +180,9 @@ export class NotebookView implements CellHost {
           this.connection.send({ type: "stdin_reply", value });
         });
         break;
+      case "stdin_closed":
+        this.views.get(message.cell_id)?.closeStdin();
+        break;
       case "save_status":
         this.state.save = message.save;
         this.bar.setSave(message.save);

@@ -82,6 +82,34 @@ export interface Inspect extends Base {
   cursor: number;
   detail_level?: 0 | 1;
 }
+/** Ask for ghost text at `cursor`; a newer Suggest from the same tab cancels the older one. */
+export interface Suggest extends Base {
+  type: "suggest";
+  ref: string;
+  cell_id: string;
+  cursor: number;
+  trigger?: "auto" | "forced";
+}
+/** Stop generating for `ref` (the user typed on, moved away or pressed Esc). */
+export interface SuggestCancel extends Base {
+  type: "suggest_cancel";
+  ref: string;
+}
+/** What became of a suggestion: counted in the live stats. */
+export interface SuggestFeedback extends Base {
+  type: "suggest_feedback";
+  ref: string;
+  event: "shown" | "accepted" | "partial" | "dismissed";
+  latency_ms?: number | null;
+}
+export interface GetSettings extends Base {
+  type: "get_settings";
+}
+/** Change some completion settings (keys of CompletionSettings); the rest stay as they are. */
+export interface UpdateSettings extends Base {
+  type: "update_settings";
+  settings: Partial<CompletionSettings>;
+}
 export interface Ping extends Base {
   type: "ping";
 }
@@ -103,6 +131,11 @@ export type ClientMessage =
   | Save
   | Complete
   | Inspect
+  | Suggest
+  | SuggestCancel
+  | SuggestFeedback
+  | GetSettings
+  | UpdateSettings
   | Ping;
 
 // ---- server -> client ----------------------------------------------------------------------
@@ -234,6 +267,64 @@ export interface InspectReply {
   found: boolean;
   data: Record<string, string>;
 }
+/** The prompt was answered (maybe in another tab), or its cell finished. */
+export interface StdinClosed {
+  type: "stdin_closed";
+  cell_id: string;
+}
+/** Streamed ghost text: `text` is the whole post-processed suggestion so far; the last has done. */
+export interface Suggestion {
+  type: "suggestion";
+  ref: string;
+  cell_id: string;
+  cursor: number;
+  text: string;
+  done: boolean;
+  source: "model" | "cache" | "typed_through";
+}
+export interface SuggestionError {
+  type: "suggestion_error";
+  ref: string;
+  message: string;
+}
+export interface CompletionSettings {
+  enabled: boolean;
+  debounce_ms: number;
+  debounce_mode: string;
+  max_new_tokens: number;
+  context_tokens: number;
+  model: string;
+}
+export interface ModelStatus {
+  state: "off" | "loading" | "ready" | "error";
+  name: string;
+  path: string;
+  progress: number | null;
+  message: string | null;
+}
+export interface SettingsMessage {
+  type: "settings";
+  ref: string | null;
+  settings: CompletionSettings;
+  model: ModelStatus;
+}
+export interface ModelStatusEvent {
+  type: "model_status";
+  model: ModelStatus;
+}
+export interface CompletionStats {
+  type: "completion_stats";
+  stats: {
+    shown: number;
+    accepted: number;
+    acceptance_rate: number;
+    p50_ms: number | null;
+    p95_ms: number | null;
+    requests: number;
+    model_calls: number;
+    cache_hits: number;
+  };
+}
 export interface Pong {
   type: "pong";
   ref: string | null;
@@ -263,6 +354,12 @@ export type ServerMessage =
   | SaveStatusEvent
   | CompleteReply
   | InspectReply
+  | StdinClosed
+  | Suggestion
+  | SuggestionError
+  | SettingsMessage
+  | ModelStatusEvent
+  | CompletionStats
   | Pong
   | ErrorMessage
   | Fatal;
