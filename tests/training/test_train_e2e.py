@@ -39,11 +39,13 @@ def _hf_greedy(model, ids: list[int], n: int) -> list[int]:
 
 
 def _llama_greedy(llm, ids: list[int], n: int) -> list[int]:
+    from ghostbook.eval.backends import last_logits
+
     llm.reset()
     llm.eval(ids)
     out = []
     for _ in range(n):
-        tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        tok = int(np.argmax(last_logits(llm)))
         out.append(tok)
         llm.eval([tok])
     return out

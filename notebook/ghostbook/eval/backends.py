@@ -9,6 +9,12 @@ import numpy as np
 from ghostbook.training.fim import EOT, FIM_MIDDLE, FIM_PREFIX, FIM_SUFFIX
 
 
+def last_logits(llm: object) -> np.ndarray:
+    """Logits of the last evaluated token of a `llama_cpp.Llama` (works without `logits_all`)."""
+    ptr = llm._ctx.get_logits()  # type: ignore[attr-defined]
+    return np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).astype(np.float32)  # type: ignore[attr-defined]
+
+
 class LlamaCppBackend:
     """A GGUF model run by llama.cpp (greedy, KV cache reused across the prompt's common prefix)."""
 
@@ -39,7 +45,7 @@ class LlamaCppBackend:
         return self.llm.detokenize([token], special=True)
 
     def _logits(self) -> np.ndarray:
-        return np.asarray(self.llm.scores[self.llm.n_tokens - 1], dtype=np.float32).copy()
+        return last_logits(self.llm)
 
     def start(self, prompt: list[int]) -> np.ndarray:
         common = 0
