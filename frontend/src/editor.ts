@@ -97,6 +97,7 @@ const baseTheme = EditorView.theme({
 export class CellEditor {
   readonly view: EditorView;
   private readonly language = new Compartment();
+  private readonly readOnly = new Compartment();
 
   constructor(
     parent: HTMLElement,
@@ -117,6 +118,7 @@ export class CellEditor {
       indentUnit.of("    "),
       EditorState.tabSize.of(4),
       this.language.of(languageFor(type)),
+      this.readOnly.of(EditorState.readOnly.of(false)),
       baseTheme,
       Prec.high(keymap.of(handlers.keys)),
       keymap.of([
@@ -142,6 +144,10 @@ export class CellEditor {
 
   get source(): string {
     return this.view.state.doc.toString();
+  }
+
+  setReadOnly(readOnly: boolean): void {
+    this.view.dispatch({ effects: this.readOnly.reconfigure(EditorState.readOnly.of(readOnly)) });
   }
 
   setType(type: CellType): void {

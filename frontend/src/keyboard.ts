@@ -49,6 +49,9 @@ export function installCommandKeys(actions: CommandActions): () => void {
       return;
     }
     if (!actions.hasSelection()) return;
+    // Enter and Space on a focused button or link press it, as usual.
+    if ((event.key === "Enter" || event.key === " ") && event.target instanceof HTMLElement &&
+        event.target.closest("button, a") && !event.shiftKey && !mod && !event.altKey) return;
     let handled = true;
     if (event.key === "Enter") {
       if (event.shiftKey) actions.run("advance");

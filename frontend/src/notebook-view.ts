@@ -13,6 +13,9 @@ import type { CellType, ServerMessage, Snapshot } from "./protocol";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { showToast } from "./toast";
 
+/** How long an unacknowledged edit of ours may hold back remote edits of the same cell. */
+const IN_FLIGHT_MS = 5000;
+
 function newCellId(): string {
   const bytes = new Uint8Array(6);
   crypto.getRandomValues(bytes);
@@ -37,6 +40,8 @@ export class NotebookView implements CellHost {
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
   private pendingSources = new Map<string, string>();
+  /** Per cell, how many of our set_source messages the server has not echoed yet. */
+  private inFlight = new Map<string, { count: number; at: number }>();
   private flushScheduled = false;
   private loaded = false;
 
@@ -137,7 +142,15 @@ export class NotebookView implements CellHost {
         break;
       }
       case "source_set": {
-        if (message.origin === this.state.clientId) return;
+        if (message.origin === this.state.clientId) {
+          this.ownEditAcknowledged(message.cell_id);
+          return;
+        }
+        // One of our edits to this cell is still on its way: the server will apply it after this
+        // one, so showing this text would only flicker (and leave this tab out of step).
+        const mine = this.inFlight.get(message.cell_id);
+        if (mine && performance.now() - mine.at < IN_FLIGHT_MS) return;
+        this.inFlight.delete(message.cell_id);
         const model = this.state.get(message.cell_id);
         if (!model) return;
         model.source = message.source;
@@ -202,6 +215,7 @@ export class NotebookView implements CellHost {
     for (const view of this.views.values()) view.destroy();
     this.views.clear();
     this.pendingSources.clear();
+    this.inFlight.clear();
     this.state.load(snapshot);
     const fragment = document.createDocumentFragment();
     for (const model of this.state.cells) {
@@ -226,6 +240,7 @@ export class NotebookView implements CellHost {
       const index = this.state.remove(id);
       if (id === selected) selectedIndex = index;
       this.pendingSources.delete(id);
+      this.inFlight.delete(id);
       this.views.get(id)?.destroy();
       this.views.delete(id);
     }
@@ -252,7 +267,11 @@ export class NotebookView implements CellHost {
 
   private onConnection(state: ConnectionState): void {
     this.bar.setConnection(state);
-    this.root.classList.toggle("disconnected", state === "closed");
+    const offline = state === "closed" || state === "fatal";
+    this.root.classList.toggle("disconnected", offline);
+    // Edits typed while offline would be lost to the fresh snapshot: do not accept them.
+    for (const view of this.views.values()) view.editor.setReadOnly(offline);
+    if (state === "closed") this.inFlight.clear();
   }
 
   // ---- actions (CellHost) ---------------------------------------------------------------------
@@ -354,9 +373,18 @@ export class NotebookView implements CellHost {
     this.flushScheduled = false;
     if (!this.pendingSources.size) return;
     for (const [cell_id, source] of this.pendingSources) {
-      this.connection.sendRaw({ type: "set_source", cell_id, source });
+      if (this.connection.sendRaw({ type: "set_source", cell_id, source })) {
+        const count = (this.inFlight.get(cell_id)?.count ?? 0) + 1;
+        this.inFlight.set(cell_id, { count, at: performance.now() });
+      }
     }
     this.pendingSources.clear();
+  }
+
+  private ownEditAcknowledged(cellId: string): void {
+    const entry = this.inFlight.get(cellId);
+    if (entry && entry.count > 1) entry.count -= 1;
+    else this.inFlight.delete(cellId);
   }
 
   save(): void {
