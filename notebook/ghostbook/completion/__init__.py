@@ -1,0 +1,1 @@
+"""Ghost-text completion: gate → context → prompt → cache → backend stream → filters (DESIGN §3)."""

@@ -1,0 +1,141 @@
+"""Prompt context: the cell around the cursor, neighbouring cells and the kernel's namespace summary.
+
+Layout (stable from request to request so llama.cpp can keep the shared prefix in its KV cache):
+
+    prefix = namespace comment block + cells above (farthest first) + cell text before the cursor
+    suffix = cell text after the cursor + cells below (nearest first)
+
+Cells are joined by a blank line; markdown cells become `# ` comments; raw cells are left out.
+Whole cells are taken nearest-first while they fit the token budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+CELL_SEPARATOR = "\n\n"
+NAMESPACE_HEADER = "# Variables in the kernel:"
+
+
+class ContextProvider(Protocol):
+    """Extra context from outside the document (the kernel's live namespace), one line per name."""
+
+    def namespace_lines(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class CellText:
+    cell_type: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """`prefix`/`suffix` go into the prompt; `cell_prefix`/`cell_suffix` are the current cell's parts."""
+
+    prefix: str
+    suffix: str
+    cell_prefix: str
+    cell_suffix: str
+
+
+def as_code(cell: CellText) -> str:
+    """A cell as Python text: markdown lines become comments, raw cells vanish."""
+    if cell.cell_type == "code":
+        return cell.source.strip("\n")
+    if cell.cell_type == "markdown":
+        return "\n".join(f"# {line}".rstrip() for line in cell.source.strip("\n").splitlines())
+    return ""
+
+
+def namespace_block(lines: Sequence[str]) -> str:
+    if not lines:
+        return ""
+    return NAMESPACE_HEADER + "\n" + "\n".join(f"#   {line}" for line in lines) + CELL_SEPARATOR
+
+
+class ContextBuilder:
+    """Assembles a `Context` within `budget` tokens counted by `count_tokens`."""
+
+    def __init__(self, count_tokens: Callable[[str], int]) -> None:
+        self._count = count_tokens
+        self._memo: dict[str, int] = {}
+
+    def tokens(self, text: str) -> int:
+        n = self._memo.get(text)
+        if n is None:
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            n = self._memo[text] = self._count(text) if text else 0
+        return n
+
+    def build(self, cells: Sequence[CellText], index: int, cursor: int, budget: int,
+              namespace: Sequence[str] = ()) -> Context:
+        """Context for `cursor` in `cells[index]`."""
+        source = cells[index].source
+        cursor = max(0, min(cursor, len(source)))
+        cell_prefix, cell_suffix = source[:cursor], source[cursor:]
+        prefix_budget = budget - budget // 4  # the suffix gets at most a quarter
+
+        # the namespace block: whole lines, at most an eighth of the budget
+        ns_lines: list[str] = []
+        for line in namespace:
+            if self.tokens(namespace_block([*ns_lines, line])) > budget // 8:
+                break
+            ns_lines.append(line)
+        header = namespace_block(ns_lines)
+
+        near_prefix = self._tail_lines(cell_prefix, prefix_budget - self.tokens(header))
+        left = prefix_budget - self.tokens(header) - self.tokens(near_prefix)
+        above: list[str] = []
+        for cell in reversed(cells[:index]):
+            text = as_code(cell)
+            if not text:
+                continue
+            cost = self.tokens(text + CELL_SEPARATOR)
+            if cost > left:
+                break
+            above.append(text)
+            left -= cost
+        prefix = header + "".join(t + CELL_SEPARATOR for t in reversed(above)) + near_prefix
+
+        suffix_left = budget - self.tokens(prefix)
+        suffix = self._head_lines(cell_suffix, min(suffix_left, budget // 4))
+        if suffix == cell_suffix:
+            suffix_left -= self.tokens(suffix)
+            for cell in cells[index + 1 :]:
+                text = as_code(cell)
+                if not text:
+                    continue
+                cost = self.tokens(CELL_SEPARATOR + text)
+                if cost > min(suffix_left, budget // 4 - self.tokens(suffix)):
+                    break
+                suffix += CELL_SEPARATOR + text
+                suffix_left -= cost
+        return Context(prefix, suffix, cell_prefix, cell_suffix)
+
+    def _tail_lines(self, text: str, budget: int) -> str:
+        """The longest tail of `text` starting at a line start that fits `budget` (the last line always).
+        Lines are counted one by one (plus one token per newline): linear, and close enough."""
+        if self.tokens(text) <= budget:
+            return text
+        lines = text.split("\n")
+        start = len(lines) - 1
+        used = self.tokens(lines[start])
+        while start > 0 and used + self.tokens(lines[start - 1]) + 1 <= budget:
+            start -= 1
+            used += self.tokens(lines[start]) + 1
+        return "\n".join(lines[start:])
+
+    def _head_lines(self, text: str, budget: int) -> str:
+        """The longest head of `text` ending at a line end that fits `budget` (possibly empty)."""
+        if self.tokens(text) <= budget:
+            return text
+        lines = text.split("\n")
+        end, used = 0, 0
+        while end < len(lines) and used + self.tokens(lines[end]) + 1 <= budget:
+            used += self.tokens(lines[end]) + 1
+            end += 1
+        return "\n".join(lines[:end])

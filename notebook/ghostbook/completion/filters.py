@@ -1,0 +1,201 @@
+"""Post-processing of a raw model middle, one small rule per function (after Tabby and Continue).
+
+Every filter is `(text, ctx) -> text`; an empty result drops the suggestion. `STOPPERS` cut the text
+where it should end (and so let generation stop early); `CLEANERS` tidy it; `FINAL` run once the
+text is complete. `run` applies them in order to the whole text so far, so it works while streaming.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+CLOSERS = {v: k for k, v in OPENERS.items()}
+TOP_LEVEL = re.compile(r"\n(?=(?:async def |def |class |import |from |@|if __name__))")
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
+MARKERS = ("\n# %%", "<|endoftext|>", "<fim_", "<fim-", "<|fim", "<file_sep>", "<|file_sep|>", "<EOT>")
+REPEAT = re.compile(r"(.{1,40}?)\1{3,}", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class FilterContext:
+    """The current cell around the cursor, and whether generation has finished."""
+
+    prefix: str
+    suffix: str
+    final: bool = True
+
+    @property
+    def line_before(self) -> str:
+        return self.prefix[self.prefix.rfind("\n") + 1 :]
+
+    @property
+    def line_after(self) -> str:
+        return self.suffix.split("\n", 1)[0]
+
+
+Filter = Callable[[str, FilterContext], str]
+
+
+# ---- stoppers -----------------------------------------------------------------------------------
+
+
+def stop_at_markers(text: str, ctx: FilterContext) -> str:
+    """Cut at a cell marker or the text of a special token the model spelled out."""
+    cut = min((i for i in (text.find(m) for m in MARKERS) if i >= 0), default=-1)
+    return text if cut < 0 else text[:cut]
+
+
+def stop_at_blank_line(text: str, ctx: FilterContext) -> str:
+    """Cut at the first blank line: a suggestion is one block."""
+    match = BLANK_LINE.search(text)
+    return text if match is None else text[: match.start()]
+
+
+def stop_at_top_level(text: str, ctx: FilterContext) -> str:
+    """Cut before a later line that starts a new top-level def/class/import/from/@/if __name__."""
+    match = TOP_LEVEL.search(text)
+    return text if match is None else text[: match.start()]
+
+
+def single_line_rule(text: str, ctx: FilterContext) -> str:
+    """Multi-line only when the rest of the cursor's line is empty or closing brackets/quotes, and the
+    first line does not already end with those closers (then the line is complete)."""
+    first = text.split("\n", 1)[0]
+    after = ctx.line_after.strip()
+    if all(c in ")]}\"' \t:;," for c in after) and not (after and first.rstrip().endswith(after)):
+        return text
+    return first
+
+
+# ---- cleaners -----------------------------------------------------------------------------------
+
+
+def trim_suffix_overlap(text: str, ctx: FilterContext) -> str:
+    """Drop the end of the text that repeats the start of the suffix: whole suffix lines, or closers."""
+    after = ctx.suffix.lstrip(" \t")
+    for k in range(min(len(text), len(after)), 0, -1):
+        head = after[:k]
+        if not text.endswith(head) or not head.strip():
+            continue
+        whole_lines = k == len(after) or after[k] == "\n"
+        if whole_lines or all(c in ")]}\"'" for c in head.strip()):
+            return text[: len(text) - k].rstrip(" \t") if whole_lines else text[: len(text) - k]
+    return text
+
+
+def _unclosed(code: str) -> list[str]:
+    """Open brackets left unclosed by `code` (a rough scan that skips simple strings and comments)."""
+    stack: list[str] = []
+    quote = ""
+    i = 0
+    while i < len(code):
+        c = code[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif code.startswith(quote, i):
+                i += len(quote) - 1
+                quote = ""
+        elif c == "#":
+            nl = code.find("\n", i)
+            i = len(code) if nl < 0 else nl
+        elif c in "\"'":
+            quote = c * 3 if code.startswith(c * 3, i) else c
+            i += len(quote) - 1
+        elif c in OPENERS:
+            stack.append(c)
+        elif c in CLOSERS and stack and stack[-1] == CLOSERS[c]:
+            stack.pop()
+        i += 1
+    return stack
+
+
+def balance_closers(text: str, ctx: FilterContext) -> str:
+    """Drop closing brackets at the end of the text that the auto-closed ones after the cursor supply."""
+    provided = ""
+    for c in ctx.line_after:
+        if c not in CLOSERS:
+            break
+        provided += c
+    while provided and text and text[-1] in CLOSERS:
+        opened = len(_unclosed(ctx.prefix + text))
+        if opened >= len(provided):
+            break
+        text = text[:-1]
+    if ctx.line_after.startswith(("'", '"')) and text.endswith(ctx.line_after[0]):
+        line = ctx.line_before + text
+        if line.count(ctx.line_after[0]) % 2 == 0:
+            text = text[:-1]
+    return text
+
+
+def normalise_indent(text: str, ctx: FilterContext) -> str:
+    """No doubled indent on the first line after an indent; tabs as the cell's four spaces."""
+    if ctx.line_before and not ctx.line_before.strip():
+        text = text.lstrip(" \t")
+    if "\t" not in ctx.prefix + ctx.suffix and "\t" in text:
+        text = "\n".join(_detab(line) for line in text.split("\n"))
+    return text
+
+
+def _detab(line: str) -> str:
+    body = line.lstrip("\t")
+    return "    " * (len(line) - len(body)) + body
+
+
+def drop_repetitive(text: str, ctx: FilterContext) -> str:
+    """Drop output where one short piece repeats over most of it (a looping small model)."""
+    for match in REPEAT.finditer(text):
+        if match.end() - match.start() >= max(12, len(text) // 2) and len(match.group(1).strip()) > 0:
+            return ""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if len(lines) >= 3 and len(set(lines)) == 1:
+        return ""
+    return text
+
+
+def drop_blank(text: str, ctx: FilterContext) -> str:
+    """Nothing but whitespace is no suggestion."""
+    return text if text.strip() else ""
+
+
+# ---- final --------------------------------------------------------------------------------------
+
+
+def strip_trailing_whitespace(text: str, ctx: FilterContext) -> str:
+    return text.rstrip()
+
+
+def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
+    """Drop a suggestion that makes a cell that parses stop parsing."""
+    try:
+        ast.parse(ctx.prefix + ctx.suffix)
+    except (SyntaxError, ValueError):
+        return text
+    try:
+        ast.parse(ctx.prefix + text + ctx.suffix)
+    except (SyntaxError, ValueError):
+        return ""
+    return text
+
+
+STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule)
+CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_repetitive, drop_blank)
+FINAL: tuple[Filter, ...] = (strip_trailing_whitespace, drop_if_breaks_parse, drop_blank)
+FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
+
+
+def run(text: str, ctx: FilterContext) -> tuple[str, bool]:
+    """The filtered text and whether a stopper cut it (generation can stop)."""
+    stopped = False
+    for f in STOPPERS:
+        cut = f(text, ctx)
+        stopped = stopped or cut != text
+        text = cut
+    for f in CLEANERS + (FINAL if ctx.final or stopped else ()):
+        text = f(text, ctx)
+    return text, stopped

@@ -1,0 +1,34 @@
+"""Skip rules for automatic requests: places where unrequested ghost text annoys (DESIGN §3).
+
+A forced request (Ctrl+Space) passes every rule. Whether text is selected is the client's to check.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+CLOSERS = frozenset(")]}\"'` \t")
+MAX_RIGHT_CHARS = 3  # "a few" characters right of the cursor that are not closing brackets or quotes
+
+
+def rest_of_line(source: str, cursor: int) -> str:
+    end = source.find("\n", cursor)
+    return source[cursor:] if end < 0 else source[cursor:end]
+
+
+def line_before(source: str, cursor: int) -> str:
+    return source[source.rfind("\n", 0, cursor) + 1 : cursor]
+
+
+def skip_reason(source: str, cursor: int, trigger: Literal["auto", "forced"]) -> str | None:
+    """Why an automatic request at `cursor` should get no suggestion, or None to go ahead."""
+    if trigger == "forced":
+        return None
+    if not source.strip():
+        return "empty cell"
+    before, after = line_before(source, cursor), rest_of_line(source, cursor)
+    if not before and after.strip():
+        return "cursor at the start of a non-empty line"
+    if sum(1 for c in after if c not in CLOSERS) > MAX_RIGHT_CHARS:
+        return "text right of the cursor"
+    return None

@@ -1,0 +1,61 @@
+"""Token healing: when the cursor cuts a token, back the prompt up to the previous token boundary and
+let the model regenerate the removed text, constrained so its first tokens spell it out.
+
+Byte-level BPE merges a leading space or newline+indent into the next word (`" foo"`), so a prompt
+that ends in `" "` shows the model a split it almost never saw in training. Healing drops the prompt's
+last token (the bytes `removed`) and allows only tokens consistent with `removed` until it is spelled.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Collection, Sequence
+
+
+def should_heal(prefix_text: str) -> bool:
+    """Heal where the cursor likely cuts a token: after whitespace, or inside a word."""
+    return bool(prefix_text) and (prefix_text[-1].isspace() or prefix_text[-1].isalnum() or prefix_text[-1] == "_")
+
+
+def heal(prefix_ids: Sequence[int], piece: Callable[[int], bytes], special: Collection[int] = ()) -> tuple[
+        list[int], bytes]:
+    """Drop the last prefix token; return the shorter ids and the removed bytes (b"" if nothing dropped)."""
+    if not prefix_ids or prefix_ids[-1] in special:
+        return list(prefix_ids), b""
+    return list(prefix_ids[:-1]), piece(prefix_ids[-1])
+
+
+class TokenIndex:
+    """The byte string of every token, sorted, to find the tokens consistent with a required start."""
+
+    def __init__(self, pieces: Sequence[bytes], special: Collection[int] = ()) -> None:
+        self.pieces = list(pieces)
+        entries = sorted((p, i) for i, p in enumerate(self.pieces) if p and i not in special)
+        self._keys = [p for p, _ in entries]
+        self._ids = [i for _, i in entries]
+        self._exact: dict[bytes, list[int]] = {}
+        for p, i in entries:
+            self._exact.setdefault(p, []).append(i)
+
+    def allowed(self, required: bytes) -> list[int]:
+        """Tokens that start with `required`, or that `required` starts with (spelling it in parts)."""
+        lo = bisect.bisect_left(self._keys, required)
+        upper = _successor(required)
+        hi = len(self._keys) if upper is None else bisect.bisect_left(self._keys, upper)
+        ids = self._ids[lo:hi]
+        for n in range(1, len(required)):
+            ids.extend(self._exact.get(required[:n], ()))
+        return ids
+
+    @staticmethod
+    def advance(required: bytes, piece: bytes) -> bytes:
+        """What is still required after generating `piece`."""
+        return required[len(piece):] if required.startswith(piece) else b""
+
+
+def _successor(data: bytes) -> bytes | None:
+    """The smallest byte string greater than every string that starts with `data` (None: no bound)."""
+    stripped = data.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes([stripped[-1] + 1])

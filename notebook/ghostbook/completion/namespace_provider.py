@@ -1,0 +1,91 @@
+"""The kernel namespace summary as completion context: runs kernels/ghostbook_kernel/namespace.py
+silently in the notebook's kernel (whatever IPython kernel it is; nothing is installed there).
+
+Completion sees only `namespace_lines()`; this module sees only an object with `run_silent`.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+MODULE = "__ghostbook_kernel__"
+EXPRESSION = (f"__import__('sys').modules[{MODULE!r}].summary(get_ipython().user_ns, "
+              "get_ipython().user_ns_hidden)")
+
+
+def kernel_source_path() -> Path:
+    """kernels/ghostbook_kernel/namespace.py of this checkout."""
+    return Path(__file__).resolve().parents[3] / "kernels" / "ghostbook_kernel" / "namespace.py"
+
+
+def install_code(source: str) -> str:
+    """Code that executes `source` inside a private module of the kernel, defining no user names."""
+    return (f"exec(compile({source!r}, '<ghostbook_kernel>', 'exec'), __import__('sys').modules.setdefault("
+            f"{MODULE!r}, __import__('types').ModuleType({MODULE!r})).__dict__)")
+
+
+def parse_reply(reply: dict[str, Any]) -> list[str]:
+    """The summary lines from a run_silent reply (user_expressions["ns"] holds the repr of a JSON string)."""
+    result = reply.get("user_expressions", {}).get("ns", {})
+    if result.get("status") != "ok":
+        raise ValueError(f"namespace summary failed: {result.get('ename')}: {result.get('evalue')}")
+    lines = json.loads(ast.literal_eval(result["data"]["text/plain"]))
+    return [str(line) for line in lines if isinstance(line, str)]
+
+
+class SilentRunner(Protocol):
+    async def run_silent(self, code: str, timeout: float = 5.0,
+                         user_expressions: dict[str, str] | None = None) -> dict[str, Any]: ...
+
+
+class KernelNamespace:
+    """Caches the latest summary; `refresh()` coalesces calls so at most one runs at a time."""
+
+    def __init__(self, runner: Callable[[], SilentRunner | None], timeout: float = 5.0) -> None:
+        self._runner = runner
+        self._timeout = timeout
+        self._code: str | None = None
+        self.lines: list[str] = []
+        self._running = False
+        self._again = False
+
+    def namespace_lines(self) -> list[str]:
+        return self.lines
+
+    def clear(self) -> None:
+        """The kernel restarted: its namespace is empty."""
+        self.lines = []
+
+    async def refresh(self) -> None:
+        if self._running:
+            self._again = True
+            return
+        self._running = True
+        try:
+            while True:
+                self._again = False
+                await self._refresh_once()
+                if not self._again:
+                    break
+        finally:
+            self._running = False
+
+    async def _refresh_once(self) -> None:
+        runner = self._runner()
+        if runner is None:
+            return
+        if self._code is None:
+            self._code = install_code(await asyncio.to_thread(kernel_source_path().read_text))
+        try:
+            reply = await runner.run_silent(self._code, self._timeout, {"ns": EXPRESSION})
+            self.lines = parse_reply(reply)
+        except Exception as exc:  # a busy, dead or foreign kernel: keep the last summary
+            log.info("namespace summary unavailable: %s", exc)

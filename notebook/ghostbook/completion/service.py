@@ -1,0 +1,251 @@
+"""Per-session completion: request → gate → context → prompt → cache → backend stream → filters → emit.
+
+One `CompletionService` per notebook session. Each request runs as its own task so the websocket loop
+is never held; a newer request from the same client cancels the one in flight, and nothing more is
+sent for a ref that is no longer current. The model itself is shared server-wide (`ModelRegistry`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ghostbook import protocol as p
+from ghostbook.completion import filters, gate
+from ghostbook.completion.cache import SuggestionCache
+from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider
+from ghostbook.completion.healing import heal, should_heal
+from ghostbook.completion.settings import SettingsError, SettingsStore, shared_store
+from ghostbook.completion.stats import CompletionStats
+from ghostbook.completion.templates import TemplateError, build_prompt, get_template, stop_ids
+from ghostbook.models.backend import Backend, GenParams, GenStats, ModelStatus
+from ghostbook.models.loader import ModelRegistry, shared_registry
+
+log = logging.getLogger(__name__)
+
+
+class CellLike(Protocol):
+    id: str
+    cell_type: str
+    source: str
+
+
+Send = Callable[[str, dict[str, Any]], None]  # (client id, message)
+Broadcast = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class _Inflight:
+    ref: str
+    cancel: threading.Event
+    task: asyncio.Task[None] | None = None
+
+
+class CompletionService:
+    def __init__(self, cells: Callable[[], Sequence[CellLike]], send: Send, broadcast: Broadcast,
+                 provider: ContextProvider | None = None, registry: ModelRegistry | None = None,
+                 store: SettingsStore | None = None) -> None:
+        self._cells = cells
+        self._send = send
+        self._broadcast = broadcast
+        self._provider = provider
+        self.registry = registry or shared_registry()
+        self.store = store or shared_store()
+        self.cache = SuggestionCache()
+        self.stats = CompletionStats()
+        self.last_gen: GenStats | None = None
+        self._inflight: dict[str, _Inflight] = {}
+        self._builder: tuple[Backend, ContextBuilder] | None = None
+        self._unsubscribe = self.registry.subscribe(self._on_model_status)
+        if self.store.current.enabled:
+            self.registry.start(self.store.current.model)
+
+    # ---- messages -------------------------------------------------------------------------------
+
+    async def handle(self, client_id: str, message: p.ClientMessage) -> None:
+        match message:
+            case p.Suggest():
+                self.suggest(client_id, message)
+            case p.SuggestCancel():
+                current = self._inflight.get(client_id)
+                if current is not None and current.ref == message.ref:
+                    self._cancel(client_id)
+            case p.SuggestFeedback():
+                self.stats.feedback(message.event, message.latency_ms)
+                self._send_stats(client_id)
+            case p.GetSettings():
+                self._send(client_id, self._settings_message(message.ref))
+                self._send_stats(client_id)
+            case p.UpdateSettings():
+                await self._update_settings(client_id, message)
+
+    def suggest(self, client_id: str, message: p.Suggest) -> asyncio.Task[None]:
+        """Start answering `message` (cancelling this client's previous request); returns the task."""
+        self._cancel(client_id)
+        inflight = _Inflight(message.ref, threading.Event())
+        self._inflight[client_id] = inflight
+        inflight.task = asyncio.get_running_loop().create_task(self._run(client_id, message, inflight))
+        return inflight.task
+
+    async def close(self) -> None:
+        self._unsubscribe()
+        for client_id in list(self._inflight):
+            self._cancel(client_id)
+
+    # ---- the pipeline ---------------------------------------------------------------------------
+
+    async def _run(self, client_id: str, msg: p.Suggest, inflight: _Inflight) -> None:
+        start = time.perf_counter()
+        self.stats.requests += 1
+        try:
+            await self._pipeline(client_id, msg, inflight, start)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("suggestion %s failed", msg.ref)
+            self._emit_error(client_id, inflight, f"completion failed: {exc}")
+        finally:
+            if self._inflight.get(client_id) is inflight:
+                del self._inflight[client_id]
+
+    async def _pipeline(self, client_id: str, msg: p.Suggest, inflight: _Inflight, start: float) -> None:
+        settings = self.store.current
+        if not settings.enabled:
+            return self._emit_error(client_id, inflight, "completion is turned off")
+        cells = list(self._cells())
+        index = next((i for i, c in enumerate(cells) if c.id == msg.cell_id), None)
+        if index is None:
+            return self._emit_error(client_id, inflight, f"no cell with id {msg.cell_id}")
+        source, cursor = cells[index].source, min(msg.cursor, len(cells[index].source))
+        if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
+            return self._emit(client_id, inflight, msg, cursor, "", True, "model")
+        backend = await self.registry.ensure(settings.model)
+        if backend is None:
+            status = self.registry.status
+            return self._emit_error(client_id, inflight, status.message or f"the model is {status.state}")
+        budget = min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8)
+        ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
+                                               budget, self._provider.namespace_lines() if self._provider else ())
+        hit = self.cache.get(ctx.prefix, ctx.suffix)
+        if hit is not None:
+            self.stats.cache_hits += 1
+            self.stats.server_ms.append((time.perf_counter() - start) * 1000)
+            return self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
+        text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens)
+        if text is None:  # cancelled
+            return
+        self.cache.put(ctx.prefix, ctx.suffix, text)
+        self.stats.server_ms.append((time.perf_counter() - start) * 1000)
+        self._emit(client_id, inflight, msg, cursor, text, True, "model")
+
+    async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
+                        backend: Backend, ctx: Context, max_new: int) -> str | None:
+        """Stream the model's middle through the filters; the final text, or None if cancelled."""
+        template = get_template(backend.info.family)
+        prefix_ids, removed = backend.tokenize(ctx.prefix), b""
+        if should_heal(ctx.prefix):
+            prefix_ids, removed = heal(prefix_ids, backend.piece)
+        try:
+            prompt = build_prompt(template, prefix_ids, backend.tokenize(ctx.suffix), backend.lookup)
+            stops = stop_ids(template, backend.lookup)
+        except TemplateError as exc:
+            self._emit_error(client_id, inflight, str(exc))
+            return None
+        fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
+        raw, shown, stopped = b"", "", False
+        self.stats.model_calls += 1
+        stream = backend.stream(prompt, GenParams(max_new, stops, removed), inflight.cancel)
+        async with contextlib.aclosing(stream):
+            async for token in stream:
+                if stopped:
+                    continue  # drain: the worker stops at its next check and reports its stats
+                raw += token.piece
+                if len(raw) < len(removed):
+                    continue
+                text, stopped = filters.run(_strip(raw, removed), fctx)
+                if stopped:
+                    inflight.cancel.set()  # the rest would be cut anyway
+                elif text != shown and not self._emit(client_id, inflight, msg, cursor, text, False, "model"):
+                    return None
+                shown = text
+        if not stopped:
+            shown, _ = filters.run(_strip(raw, removed), filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix))
+        self.last_gen = backend.last_stats
+        if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
+            return None
+        return shown
+
+    def _builder_for(self, backend: Backend) -> ContextBuilder:
+        if self._builder is None or self._builder[0] is not backend:
+            self._builder = (backend, ContextBuilder(lambda text: len(backend.tokenize(text))))
+            self.cache.clear()
+        return self._builder[1]
+
+    # ---- replies --------------------------------------------------------------------------------
+
+    def _current(self, client_id: str, inflight: _Inflight) -> bool:
+        return self._inflight.get(client_id) is inflight
+
+    def _emit(self, client_id: str, inflight: _Inflight, msg: p.Suggest, cursor: int, text: str, done: bool,
+              source: str) -> bool:
+        """Send one `suggestion` message unless the request is stale; False if it is."""
+        if not self._current(client_id, inflight):
+            return False
+        self._send(client_id, p.event("suggestion", ref=msg.ref, cell_id=msg.cell_id, cursor=cursor, text=text,
+                                      done=done, source=source))
+        if done:
+            self._send_stats(client_id)
+        return True
+
+    def _emit_error(self, client_id: str, inflight: _Inflight, message: str) -> None:
+        if self._current(client_id, inflight):
+            self._send(client_id, p.event("suggestion_error", ref=inflight.ref, message=message))
+
+    def _cancel(self, client_id: str) -> None:
+        inflight = self._inflight.pop(client_id, None)
+        if inflight is not None:
+            inflight.cancel.set()
+            if inflight.task is not None:
+                inflight.task.cancel()
+
+    def _send_stats(self, client_id: str) -> None:
+        self._send(client_id, p.event("completion_stats", stats=self.stats.to_json()))
+
+    # ---- settings and model status --------------------------------------------------------------
+
+    def model_status(self) -> ModelStatus:
+        if not self.store.current.enabled:
+            return ModelStatus("off", self.registry.status.name, self.registry.status.path)
+        return self.registry.status
+
+    def _settings_message(self, ref: str | None) -> dict[str, Any]:
+        return p.event("settings", ref=ref, settings=self.store.current.to_json(), model=self.model_status().to_json())
+
+    async def _update_settings(self, client_id: str, message: p.UpdateSettings) -> None:
+        before = self.store.current
+        try:
+            after = await asyncio.to_thread(self.store.update, message.settings)
+        except SettingsError as exc:
+            self._send(client_id, p.error_message(f"invalid settings: {exc}", message.ref))
+            return
+        if after.model != before.model:
+            self.cache.clear()
+        if after.enabled:
+            self.registry.start(after.model)
+        self._send(client_id, self._settings_message(message.ref))
+        if after.enabled != before.enabled:
+            self._broadcast(p.event("model_status", model=self.model_status().to_json()))
+
+    def _on_model_status(self, status: ModelStatus) -> None:
+        self._broadcast(p.event("model_status", model=self.model_status().to_json()))
+
+
+def _strip(raw: bytes, removed: bytes) -> str:
+    """The generated text without the bytes token healing made the model spell again."""
+    return (raw[len(removed):] if raw.startswith(removed) else raw).decode("utf-8", "ignore")

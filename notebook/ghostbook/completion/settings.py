@@ -1,0 +1,125 @@
+"""Completion settings, persisted per user as JSON under $XDG_CONFIG_HOME/ghostbook/settings.json."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+DebounceMode = Literal["fixed", "adaptive"]
+
+
+@dataclass(frozen=True)
+class CompletionSettings:
+    """What the settings panel edits. `model` is "default" or a local .gguf path."""
+
+    enabled: bool = True
+    debounce_ms: int = 500
+    debounce_mode: DebounceMode = "fixed"
+    max_new_tokens: int = 64
+    context_tokens: int = 1024
+    model: str = "default"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class SettingsError(ValueError):
+    """An update names an unknown key or a value of the wrong type or range."""
+
+
+_LIMITS = {"debounce_ms": (0, 10_000), "max_new_tokens": (1, 512), "context_tokens": (64, 32_768)}
+
+
+def validate(current: CompletionSettings, changes: dict[str, Any]) -> CompletionSettings:
+    """`current` with `changes` applied; raise SettingsError naming the first bad key."""
+    known = {f.name: f for f in fields(CompletionSettings)}
+    clean: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key not in known:
+            raise SettingsError(f"unknown setting {key!r}")
+        if key == "enabled":
+            if not isinstance(value, bool):
+                raise SettingsError("enabled must be true or false")
+        elif key in _LIMITS:
+            low, high = _LIMITS[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise SettingsError(f"{key} must be an integer from {low} to {high}")
+        elif key == "debounce_mode":
+            if value not in ("fixed", "adaptive"):
+                raise SettingsError("debounce_mode must be 'fixed' or 'adaptive'")
+        elif key == "model":
+            if not isinstance(value, str) or not value.strip() or len(value) > 4096:
+                raise SettingsError("model must be 'default' or a path to a .gguf file")
+            value = value.strip()
+        clean[key] = value
+    return replace(current, **clean)
+
+
+def settings_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "ghostbook" / "settings.json"
+
+
+def load(path: Path | None = None) -> CompletionSettings:
+    """Read the settings file; a missing or broken file gives the defaults (and a log line)."""
+    path = path or settings_path()
+    try:
+        raw = json.loads(path.read_text())
+        section = raw.get("completion", {}) if isinstance(raw, dict) else {}
+        return validate(CompletionSettings(), section if isinstance(section, dict) else {})
+    except FileNotFoundError:
+        return CompletionSettings()
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring settings file %s: %s", path, exc)
+        return CompletionSettings()
+
+
+def save(settings: CompletionSettings, path: Path | None = None) -> None:
+    """Write atomically, keeping any other sections of the file."""
+    path = path or settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        raw = json.loads(path.read_text())
+        if not isinstance(raw, dict):
+            raw = {}
+    except (OSError, ValueError):
+        raw = {}
+    raw["completion"] = settings.to_json()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-", suffix=".json")
+    with os.fdopen(fd, "w") as handle:
+        json.dump(raw, handle, indent=2)
+    os.replace(tmp, path)
+
+
+class SettingsStore:
+    """The current settings of this server's user, read once and written on every change."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or settings_path()
+        self.current = load(self.path)
+
+    def update(self, changes: dict[str, Any]) -> CompletionSettings:
+        """Validate and apply `changes` (SettingsError if bad), then save; returns the new settings."""
+        self.current = validate(self.current, changes)
+        try:
+            save(self.current, self.path)
+        except OSError as exc:
+            log.warning("cannot save settings to %s: %s", self.path, exc)
+        return self.current
+
+
+_shared: SettingsStore | None = None
+
+
+def shared_store() -> SettingsStore:
+    global _shared
+    if _shared is None:
+        _shared = SettingsStore()
+    return _shared

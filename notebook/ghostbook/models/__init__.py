@@ -1,0 +1,1 @@
+"""Completion models: catalog, backends (llama.cpp in-process) and the shared loader (DESIGN §4)."""

@@ -1,0 +1,92 @@
+"""The small interface every completion backend implements (DESIGN §3).
+
+A backend is loaded once (blocking; the loader runs it in a worker thread), then streams the tokens
+of a prompt given as token ids. Errors and progress travel as data (`ModelStatus`), never as crashes
+of the server.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+State = Literal["off", "loading", "ready", "error"]
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """What the settings panel shows about the model (protocol `ModelStatus`)."""
+
+    state: State
+    name: str = ""
+    path: str | None = None
+    progress: float | None = None
+    message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state, "name": self.name, "path": self.path, "progress": self.progress,
+                "message": self.message}
+
+
+@dataclass(frozen=True)
+class GenParams:
+    """Greedy generation settings. `heal`: bytes the output must start with (token healing)."""
+
+    max_new_tokens: int = 64
+    stop_ids: frozenset[int] = frozenset()
+    heal: bytes = b""
+
+
+@dataclass(frozen=True)
+class TokenOut:
+    id: int
+    piece: bytes
+
+
+@dataclass
+class GenStats:
+    """Counts and timings of one `stream` call (prompt tokens reused from the KV cache vs evaluated)."""
+
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    generated: int = 0
+    prompt_ms: float = 0.0
+    total_ms: float = 0.0
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    name: str
+    path: str
+    family: str
+    n_ctx: int
+    n_vocab: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Backend(Protocol):
+    info: BackendInfo
+    last_stats: GenStats
+
+    def load(self) -> None:
+        """Blocking: read the model. Raises ModelLoadError with a message for the user."""
+
+    def unload(self) -> None: ...
+
+    def tokenize(self, text: str) -> list[int]: ...
+
+    def lookup(self, token_text: str) -> int | None:
+        """The id of a vocabulary entry by its exact text (special tokens), or None."""
+
+    def piece(self, token: int) -> bytes: ...
+
+    def stream(self, prompt_ids: Sequence[int], params: GenParams,
+               cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
+        """Generate greedily in a worker thread; stops between tokens once `cancel` is set."""
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be loaded; the message is meant for the user."""

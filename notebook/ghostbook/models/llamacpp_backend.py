@@ -1,0 +1,202 @@
+"""llama.cpp in-process through llama-cpp-python.
+
+One `Llama` instance is reused for every request: before evaluating a prompt the backend keeps the
+KV cache for the longest token prefix it shares with what was evaluated last, and evaluates only the
+rest. Generation is greedy, runs in a worker thread (the event loop never blocks), checks the cancel
+flag between tokens, and applies the token-healing constraint to the first tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import AsyncGenerator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ghostbook.completion.healing import TokenIndex
+from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
+from ghostbook.models.catalog import detect_family
+
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf(path: Path) -> None:
+    """Raise ModelLoadError with a clear message for a missing, unreadable or non-GGUF file."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+    except FileNotFoundError:
+        raise ModelLoadError(f"model file not found: {path}") from None
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read model file {path}: {exc.strerror or exc}") from None
+    if magic != GGUF_MAGIC:
+        raise ModelLoadError(f"not a GGUF model file (bad header): {path}")
+
+
+class LlamaCppBackend:
+    def __init__(self, path: Path, family: str | None = None, n_ctx: int = 2048, threads: int | None = None,
+                 name: str | None = None) -> None:
+        self.path = Path(path)
+        self._family = family
+        self._n_ctx = n_ctx
+        # llama.cpp threads spin: on a small busy machine one thread beats two
+        self._threads = threads or max(1, min(4, (os.cpu_count() or 2) // 2))
+        self.info = BackendInfo(name or self.path.name, str(self.path), family or "", n_ctx, 0)
+        self.last_stats = GenStats()
+        self._llm: Any = None
+        self._vocab: dict[str, int] = {}
+        self._index: TokenIndex | None = None
+        self._lock = threading.Lock()  # one generation at a time on the one context
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        check_gguf(self.path)
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise ModelLoadError(f"llama-cpp-python is not installed: {exc}") from None
+        try:
+            llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=self._n_ctx, n_batch=512,
+                                  n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
+                                  verbose=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelLoadError(f"cannot load {self.path}: the file is corrupt or not a supported model "
+                                 f"({exc})") from None
+        n_ctx = min(self._n_ctx, llm.n_ctx())
+        model = llm._model
+        vocab: dict[str, int] = {}
+        pieces: list[bytes] = []
+        special: set[int] = set()
+        for i in range(llm.n_vocab()):
+            try:
+                vocab.setdefault(model.token_get_text(i), i)
+            except UnicodeDecodeError:
+                pass
+            if llama_cpp.llama_vocab_is_control(model.vocab, i) or llama_cpp.llama_vocab_is_eog(model.vocab, i):
+                special.add(i)
+            pieces.append(b"" if i in special else llm.detokenize([i]))
+        self._llm, self._vocab = llm, vocab
+        self._special = frozenset(special)
+        self._index = TokenIndex(pieces, special)
+        name = llm.metadata.get("general.name", "")
+        family = self._family or detect_family(self.lookup, name) or ""
+        if not family:
+            self.unload()
+            raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
+        self.info = BackendInfo(self.info.name, str(self.path), family, n_ctx, llm.n_vocab(),
+                                {"general.name": name, "size": os.path.getsize(self.path)})
+
+    def unload(self) -> None:
+        with self._lock:
+            if self._llm is not None:
+                self._llm.close()
+            self._llm, self._index = None, None
+
+    # ---- vocabulary -----------------------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list[int]:
+        if not text:
+            return []
+        return list(self._require().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def lookup(self, token_text: str) -> int | None:
+        return self._vocab.get(token_text)
+
+    def piece(self, token: int) -> bytes:
+        assert self._index is not None
+        return self._index.pieces[token]
+
+    @property
+    def index(self) -> TokenIndex:
+        assert self._index is not None
+        return self._index
+
+    def _require(self) -> Any:
+        if self._llm is None:
+            raise ModelLoadError("the model is not loaded")
+        return self._llm
+
+    # ---- generation -----------------------------------------------------------------------------
+
+    async def stream(self, prompt_ids: Sequence[int], params: GenParams,
+                     cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[TokenOut | GenStats | BaseException] = asyncio.Queue()
+        closed = threading.Event()
+
+        def emit(item: TokenOut | GenStats | BaseException) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone
+                closed.set()
+
+        def work() -> None:
+            try:
+                emit(self.generate(prompt_ids, params, lambda: cancel.is_set() or closed.is_set(), emit))
+            except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+                emit(exc)
+
+        loop.run_in_executor(None, work)
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, GenStats):
+                    self.last_stats = item
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            closed.set()
+
+    def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
+                 emit: Callable[[TokenOut], None]) -> GenStats:
+        """Blocking greedy generation; `emit` gets each token. Reuses the KV cache's common prefix."""
+        import llama_cpp
+
+        with self._lock:
+            llm, index = self._require(), self.index
+            prompt = list(prompt_ids)
+            if not prompt or len(prompt) + params.max_new_tokens > llm.n_ctx():
+                raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {llm.n_ctx()}")
+            start = time.perf_counter()
+            common = 0
+            for cached, wanted in zip(llm.input_ids[: llm.n_tokens].tolist(), prompt, strict=False):
+                if cached != wanted:
+                    break
+                common += 1
+            common = min(common, len(prompt) - 1)  # evaluate at least one token to get fresh logits
+            llm.n_tokens = common  # eval() drops the KV cache from here on
+            llm.eval(prompt[common:])
+            stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
+            n_vocab = llm.n_vocab()
+            required = params.heal
+            for _ in range(params.max_new_tokens):
+                if cancelled():
+                    stats.cancelled = True
+                    break
+                logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
+                if required:
+                    allowed = index.allowed(required)
+                    if not allowed:
+                        required = b""
+                        token = int(np.argmax(logits))
+                    else:
+                        token = allowed[int(np.argmax(logits[allowed]))]
+                        required = index.advance(required, index.pieces[token])
+                else:
+                    token = int(np.argmax(logits))
+                if token in params.stop_ids or token in self._special:
+                    break
+                stats.generated += 1
+                emit(TokenOut(token, index.pieces[token]))
+                if stats.generated < params.max_new_tokens and not cancelled():
+                    llm.eval([token])
+            stats.total_ms = (time.perf_counter() - start) * 1000
+            return stats

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ghostbook.completion.settings import CompletionSettings, SettingsError, SettingsStore, settings_path, validate
+
+
+def test_defaults() -> None:
+    s = CompletionSettings()
+    assert (s.enabled, s.debounce_ms, s.debounce_mode, s.context_tokens, s.model) == (True, 500, "fixed", 1024,
+                                                                                      "default")
+
+
+@pytest.mark.parametrize("changes", [{"nope": 1}, {"enabled": "yes"}, {"debounce_ms": -1}, {"debounce_ms": True},
+                                     {"debounce_mode": "sometimes"}, {"context_tokens": 10}, {"model": ""},
+                                     {"max_new_tokens": 100000}])
+def test_invalid_changes_are_refused(changes: dict[str, object]) -> None:
+    with pytest.raises(SettingsError):
+        validate(CompletionSettings(), changes)
+
+
+def test_persisted_under_xdg_config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert settings_path() == tmp_path / "ghostbook" / "settings.json"
+    store = SettingsStore()
+    store.update({"debounce_ms": 250, "debounce_mode": "adaptive", "model": " /m/x.gguf "})
+    raw = json.loads((tmp_path / "ghostbook" / "settings.json").read_text())
+    assert raw["completion"]["debounce_ms"] == 250 and raw["completion"]["model"] == "/m/x.gguf"
+    again = SettingsStore()
+    assert again.current == store.current
+
+
+def test_broken_file_gives_defaults_and_other_sections_survive(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("{not json")
+    store = SettingsStore(path)
+    assert store.current == CompletionSettings()
+    path.write_text(json.dumps({"theme": "dark", "completion": {"enabled": False}}))
+    store = SettingsStore(path)
+    assert store.current.enabled is False
+    store.update({"enabled": True})
+    assert json.loads(path.read_text())["theme"] == "dark"
