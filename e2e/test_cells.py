@@ -28,6 +28,12 @@ def test_cell_buttons_markdown_and_edit_mode_navigation(server: Server, page: Pa
     page.keyboard.press("Shift+Enter")  # renders, selects the next cell
     expect(md.get_by_test_id("markdown-rendered").locator("li")).to_have_count(2)
     expect(cells(page).nth(1)).to_have_class(re.compile(r"\bselected\b"))
+    # leaving edit mode with Esc renders it too
+    md.get_by_test_id("markdown-rendered").dblclick()
+    expect(md.get_by_test_id("cell-editor")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(md.get_by_test_id("markdown-rendered").locator("h2")).to_be_visible()
+    expect(md.get_by_test_id("cell-editor")).to_be_hidden()
 
     # move buttons and the type chooser
     cells(page).nth(1).get_by_test_id("move-cell-down").click()

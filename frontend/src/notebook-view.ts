@@ -287,8 +287,13 @@ export class NotebookView implements CellHost {
   select(id: string, mode: Mode): void {
     const view = this.views.get(id);
     if (!view) return;
+    const previous = this.selectedId ? this.views.get(this.selectedId) : undefined;
+    // A markdown cell shows its rendering whenever it is not being edited.
+    if (previous && previous.type === "markdown" && this.mode === "edit" && (previous !== view || mode === "command")) {
+      previous.renderMarkdown();
+    }
     if (this.selectedId !== id) {
-      if (this.selectedId) this.views.get(this.selectedId)?.setSelected(false, "command");
+      previous?.setSelected(false, "command");
       this.selectedId = id;
     }
     this.mode = mode;
