@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -80,7 +81,9 @@ class HFBackend:
         self.path = Path(path)
         self.name = f"transformers:{self.path.name}"
         self.tok = PreTrainedTokenizerFast(tokenizer_file=str(self.path / "tokenizer.json"))
-        self.model = AutoModelForCausalLM.from_pretrained(str(path), dtype=torch.float32).to(device).eval()
+        self.model = AutoModelForCausalLM.from_pretrained(str(path)).float().to(device).eval()
+        # transformers >= 5 renamed `past_key_values` to `cache`.
+        self._cache_kw = "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
         self.device = device
         self.n_ctx = int(self.model.config.max_position_embeddings)
         self.vocab_size = int(self.model.config.vocab_size)
@@ -102,9 +105,9 @@ class HFBackend:
     def _run(self, ids: list[int]) -> np.ndarray:
         torch = self.torch
         with torch.no_grad():
-            out = self.model(input_ids=torch.tensor([ids], device=self.device), cache=self._past,
-                             use_cache=True, logits_to_keep=1)
-        self._past = out.cache
+            kwargs = {self._cache_kw: self._past}
+            out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True, **kwargs)
+        self._past = getattr(out, self._cache_kw)
         return out.logits[0, -1].float().cpu().numpy()
 
     def start(self, prompt: list[int]) -> np.ndarray:
