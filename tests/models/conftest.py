@@ -32,6 +32,16 @@ def build_tiny_gguf(folder: Path, seed: int = 0) -> Path:
     return write_gguf(model, tok_path, folder / "tiny-ghostbook.gguf", "f32", name="ghostbook-tiny")
 
 
+def shared_tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One tiny GGUF per test session, whichever test folder asks first."""
+    folder = tmp_path_factory.getbasetemp() / "tiny-gguf"
+    path = folder / "tiny-ghostbook.gguf"
+    if not path.is_file():
+        folder.mkdir(exist_ok=True)
+        build_tiny_gguf(folder)
+    return path
+
+
 @pytest.fixture(scope="session")
 def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_gguf(tmp_path_factory.mktemp("gguf"))
+    return shared_tiny_gguf(tmp_path_factory)

@@ -51,9 +51,7 @@ class ModelRegistry:
 
     async def ensure(self, setting: str) -> Backend | None:
         """The backend for `setting`, loading it (once) if needed; None with status "error" on failure."""
-        if setting != self.setting:
-            self.setting = setting
-            self._task = asyncio.get_running_loop().create_task(self._load(setting))
+        self.start(setting)
         if self._task is not None:
             await asyncio.shield(self._task)
         return self.backend if self.setting == setting and self.status.state == "ready" else None
@@ -62,6 +60,7 @@ class ModelRegistry:
         """Begin loading in the background (e.g. when a session opens) without waiting."""
         if setting != self.setting:
             self.setting = setting
+            self._set(ModelStatus("loading", setting, None, 0.0, None))
             self._task = asyncio.get_running_loop().create_task(self._load(setting))
 
     async def _load(self, setting: str) -> None:
@@ -74,7 +73,7 @@ class ModelRegistry:
             self._set(ModelStatus("error", setting, None, None, str(exc)))
             return
         name = entry.name if entry else path.name
-        self._set(ModelStatus("loading", name, str(path), 0.0, None))
+        self._set(ModelStatus("loading", name, str(path), 0.0, None))  # now with the resolved path
         backend = self._factory(path, entry.family if entry else None, name)
         try:
             await asyncio.to_thread(backend.load)

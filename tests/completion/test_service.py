@@ -1,0 +1,168 @@
+"""CompletionService end to end: a scripted backend for exact text, the tiny GGUF for the real path."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from ghostbook import protocol as p
+from ghostbook.completion.service import CompletionService
+from ghostbook.completion.settings import SettingsStore
+from ghostbook.models.loader import ModelRegistry
+
+from tests.completion.conftest import FakeCell, Outbox, ScriptedBackend
+
+
+class Namespace:
+    def namespace_lines(self) -> list[str]:
+        return ["df: DataFrame shape=(3, 2) columns=[a: int64, b: object]"]
+
+
+def make_service(tmp_path: Path, backend: object | None = None, model: str = "default",
+                 cells: list[FakeCell] | None = None) -> tuple[CompletionService, Outbox, list[FakeCell]]:
+    """A service over `cells`; with `backend` the registry serves that backend for any setting."""
+    cells = cells if cells is not None else [FakeCell("a", "code", "import pandas as pd"),
+                                             FakeCell("b", "code", "total = ")]
+    outbox = Outbox()
+    store = SettingsStore(tmp_path / "settings.json")
+    store.update({"model": model})
+    registry = ModelRegistry(lambda path, family, name: backend) if backend is not None else ModelRegistry()
+    if backend is not None:
+        (tmp_path / "m.gguf").write_bytes(b"GGUF")
+        store.update({"model": str(tmp_path / "m.gguf")})
+    service = CompletionService(lambda: cells, outbox.send, outbox.broadcasts.append, Namespace(), registry, store)
+    return service, outbox, cells
+
+
+def suggest(ref: str, cell: str, cursor: int, trigger: str = "auto") -> p.Suggest:
+    return p.Suggest(type="suggest", ref=ref, cell_id=cell, cursor=cursor, trigger=trigger)  # type: ignore[arg-type]
+
+
+async def test_streams_then_done_and_prompt_has_context(tmp_path: Path) -> None:
+    backend = ScriptedBackend("compute(df)\n\nprint(total)")
+    service, out, cells = make_service(tmp_path, backend)
+    await service.suggest("t1", suggest("r1", "b", 8))
+    msgs = out.of("suggestion", "r1")
+    assert msgs[-1] == {"type": "suggestion", "ref": "r1", "cell_id": "b", "cursor": 8, "text": "compute(df)",
+                        "done": True, "source": "model"}
+    assert all(not m["done"] for m in msgs[:-1]) and len(msgs) > 3  # streamed, growing
+    assert [m["text"] for m in msgs[:-1]] == sorted(m["text"] for m in msgs[:-1])
+    prompt = bytes(t for t in backend.prompts[0] if t < 256).decode()
+    assert prompt.startswith("# Variables in the kernel:\n#   df: DataFrame")
+    assert "import pandas as pd\n\ntotal" in prompt
+    assert backend.prompts[0][0] == 257 and backend.prompts[0][-1] == 259  # <fim_prefix> ... <fim_middle> ids
+    assert out.of("completion_stats")[-1]["stats"]["model_calls"] == 1
+
+
+async def test_healing_backs_up_and_strips(tmp_path: Path) -> None:
+    backend = ScriptedBackend("sum(xs)")
+    service, out, _ = make_service(tmp_path, backend)
+    await service.suggest("t1", suggest("r1", "b", 8))  # "total = " ends in a space: healed
+    assert backend.prompts[0][-3] == ord("=")  # the trailing space left the prompt ...
+    assert out.of("suggestion", "r1")[-1]["text"] == "sum(xs)"  # ... and is not doubled in the text
+
+
+async def test_typed_through_and_exact_hits_need_no_model_call(tmp_path: Path) -> None:
+    backend = ScriptedBackend("compute(df)")
+    service, out, cells = make_service(tmp_path, backend)
+    await service.suggest("t1", suggest("r1", "b", 8))
+    cells[1].source = "total = comp"
+    await service.suggest("t1", suggest("r2", "b", 12))
+    assert out.of("suggestion", "r2") == [{"type": "suggestion", "ref": "r2", "cell_id": "b", "cursor": 12,
+                                           "text": "ute(df)", "done": True, "source": "typed_through"}]
+    cells[1].source = "total = "
+    await service.suggest("t1", suggest("r3", "b", 8))
+    assert out.of("suggestion", "r3")[-1]["source"] == "cache"
+    stats = service.stats.to_json()
+    assert (stats["requests"], stats["model_calls"], stats["cache_hits"]) == (3, 1, 2)
+
+
+async def test_gate_answers_empty_without_model(tmp_path: Path) -> None:
+    backend = ScriptedBackend("x")
+    cells = [FakeCell("e", "code", ""), FakeCell("m", "markdown", "# hi")]
+    service, out, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r1", "e", 0))
+    await service.suggest("t1", suggest("r2", "m", 4, "forced"))
+    assert [m["text"] for m in out.of("suggestion")] == ["", ""] and backend.prompts == []
+    await service.suggest("t1", suggest("r3", "e", 0, "forced"))  # Ctrl+Space overrides the gate
+    assert len(backend.prompts) == 1
+
+
+async def test_newer_request_cancels_older_and_stale_replies_are_dropped(tmp_path: Path) -> None:
+    backend = ScriptedBackend("a_long_identifier_name_here", delay=0.01)
+    service, out, _ = make_service(tmp_path, backend)
+    first = service.suggest("t1", suggest("r1", "b", 8))
+    await asyncio.sleep(0.05)
+    second = service.suggest("t1", suggest("r2", "b", 8))
+    other = service.suggest("t2", suggest("r3", "b", 8))  # another tab is not cancelled
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    await second
+    await other
+    assert not any(m["done"] for m in out.of("suggestion", "r1"))
+    assert out.of("suggestion", "r2")[-1]["done"] and out.of("suggestion", "r3")[-1]["done"]
+
+
+async def test_suggest_cancel_stops_generation(tmp_path: Path) -> None:
+    backend = ScriptedBackend("x" * 60, delay=0.01)
+    service, out, _ = make_service(tmp_path, backend)
+    task = service.suggest("t1", suggest("r1", "b", 8))
+    await asyncio.sleep(0.05)
+    await service.handle("t1", p.SuggestCancel(type="suggest_cancel", ref="r1"))
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.05)
+    assert backend.last_stats.generated < 60
+    assert not any(m["done"] for m in out.of("suggestion", "r1"))
+
+
+async def test_model_error_is_a_suggestion_error(tmp_path: Path) -> None:
+    service, out, _ = make_service(tmp_path, model=str(tmp_path / "nope.gguf"))
+    await service.suggest("t1", suggest("r1", "b", 8, "forced"))
+    assert out.of("suggestion_error", "r1")[0]["message"].startswith("model file not found")
+    assert out.broadcasts[-1]["type"] == "model_status" and out.broadcasts[-1]["model"]["state"] == "error"
+
+
+async def test_settings_get_update_and_feedback_stats(tmp_path: Path) -> None:
+    service, out, _ = make_service(tmp_path, ScriptedBackend("x"))
+    await service.handle("t1", p.GetSettings(type="get_settings", ref="s1"))
+    reply = out.of("settings", "s1")[0]
+    assert reply["settings"]["debounce_ms"] == 500 and reply["model"]["state"] in ("loading", "ready")
+    await service.handle("t1", p.UpdateSettings(type="update_settings", ref="s2", settings={"debounce_ms": 200}))
+    assert out.of("settings", "s2")[0]["settings"]["debounce_ms"] == 200
+    await service.handle("t1", p.UpdateSettings(type="update_settings", ref="s3", settings={"debounce_ms": "x"}))
+    assert out.of("error", "s3")[0]["message"].startswith("invalid settings")
+    await service.handle("t1", p.UpdateSettings(type="update_settings", ref="s4", settings={"enabled": False}))
+    assert out.of("settings", "s4")[0]["model"]["state"] == "off"
+    await service.suggest("t1", suggest("r1", "b", 8))
+    assert out.of("suggestion_error", "r1")[0]["message"] == "completion is turned off"
+    for event, latency in (("shown", 40.0), ("shown", 80.0), ("accepted", None), ("dismissed", None)):
+        await service.handle("t1", p.SuggestFeedback(type="suggest_feedback", ref="r1", event=event,
+                                                     latency_ms=latency))  # type: ignore[arg-type]
+    stats = out.of("completion_stats")[-1]["stats"]
+    assert (stats["shown"], stats["accepted"], stats["acceptance_rate"], stats["p50_ms"], stats["p95_ms"]) == (
+        2, 1, 0.5, 40.0, 80.0)
+
+
+async def test_real_tiny_model_streams_through_the_service(tmp_path: Path, tiny_gguf: Path) -> None:
+    cells = [FakeCell("a", "code", "def add(a, b):\n    return a + b"), FakeCell("b", "code", "x = add(")]
+    service, out, _ = make_service(tmp_path, model=str(tiny_gguf), cells=cells)
+    await service.suggest("t1", suggest("r1", "b", 8, "forced"))
+    msgs = out.of("suggestion", "r1")
+    assert msgs and msgs[-1]["done"] and msgs[-1]["source"] == "model"
+    assert service.last_gen is not None and service.last_gen.prompt_tokens > 10
+    assert service.registry.status.state == "ready"
+    cells[1].source = "x = add(1"
+    await service.suggest("t1", suggest("r2", "b", 9, "forced"))
+    assert service.last_gen.reused_tokens > 10  # the shared prompt prefix stayed in the KV cache
+    await service.close()
+    await service.registry.close()
+
+
+def test_percentile_nearest_rank() -> None:
+    from ghostbook.completion.stats import percentile
+
+    assert percentile([], 50) is None
+    assert percentile([40.0, 80.0], 50) == 40.0
+    assert percentile([float(i) for i in range(1, 101)], 95) == 95.0

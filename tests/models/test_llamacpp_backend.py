@@ -1,0 +1,119 @@
+"""The llama.cpp backend against a real (tiny, random) GGUF written by the training pipeline's writer."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from ghostbook.models.backend import GenParams, ModelLoadError, TokenOut
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+
+CODE = (Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "completion" / "context.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def backend(tiny_gguf: Path) -> LlamaCppBackend:
+    b = LlamaCppBackend(tiny_gguf, n_ctx=1024, threads=1)
+    b.load()
+    return b
+
+
+def fim(b: LlamaCppBackend, prefix: str, suffix: str = "") -> list[int]:
+    ids = [b.lookup("<fim_prefix>"), *b.tokenize(prefix), b.lookup("<fim_suffix>"), *b.tokenize(suffix),
+           b.lookup("<fim_middle>")]
+    assert None not in ids
+    return [int(i) for i in ids if i is not None]
+
+
+async def collect(b: LlamaCppBackend, prompt: list[int], params: GenParams,
+                  cancel: threading.Event | None = None) -> list[TokenOut]:
+    return [t async for t in b.stream(prompt, params, cancel or threading.Event())]
+
+
+def test_info_and_vocabulary(backend: LlamaCppBackend) -> None:
+    assert backend.info.family == "ghostbook"  # detected from <fim_prefix> and general.name
+    assert backend.info.n_vocab == 512
+    assert backend.lookup("<fim_middle>") == 3 and backend.lookup("no such token") is None
+    assert b"".join(backend.piece(i) for i in backend.tokenize("def f(x):")) == b"def f(x):"
+
+
+async def test_streams_tokens_greedily_and_deterministically(backend: LlamaCppBackend) -> None:
+    prompt = fim(backend, CODE[:600])
+    first = await collect(backend, prompt, GenParams(12))
+    second = await collect(backend, prompt, GenParams(12))
+    assert len(first) == 12 and first == second
+    assert backend.last_stats.generated == 12
+
+
+async def test_stop_ids_end_generation(backend: LlamaCppBackend) -> None:
+    prompt = fim(backend, CODE[:300])
+    tokens = await collect(backend, prompt, GenParams(12))
+    stopped = await collect(backend, prompt, GenParams(12, stop_ids=frozenset({tokens[2].id})))
+    assert stopped == tokens[: tokens.index(tokens[2])]
+
+
+async def test_prefix_reuse_evaluates_only_the_new_tokens(backend: LlamaCppBackend) -> None:
+    await collect(backend, fim(backend, CODE[:1200]), GenParams(4))
+    longer = CODE[:1200] + "\n    x = 1"
+    await collect(backend, fim(backend, longer), GenParams(4))
+    stats = backend.last_stats
+    n_new = len(fim(backend, longer)) - len(fim(backend, CODE[:1200]))
+    assert stats.reused_tokens >= stats.prompt_tokens - n_new - 4  # everything up to the edit is reused
+    # a prompt with a different start shares nothing
+    await collect(backend, fim(backend, "import os\n" + CODE[:500]), GenParams(2))
+    assert backend.last_stats.reused_tokens <= 1
+
+
+async def test_healing_constraint_spells_the_removed_text(backend: LlamaCppBackend) -> None:
+    prompt = fim(backend, CODE[:400])
+    out = await collect(backend, prompt, GenParams(6, heal=b" return"))
+    text = b"".join(t.piece for t in out)
+    assert text.startswith(b" return") or b" return".startswith(text)
+
+
+async def test_cancel_stops_between_tokens(backend: LlamaCppBackend) -> None:
+    cancel = threading.Event()
+    got: list[TokenOut] = []
+    async for token in backend.stream(fim(backend, CODE[:300]), GenParams(200), cancel):
+        got.append(token)
+        if len(got) == 3:
+            cancel.set()
+    assert 3 <= len(got) <= 4 and backend.last_stats.cancelled
+
+
+async def test_generation_does_not_block_the_event_loop(backend: LlamaCppBackend) -> None:
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.001)
+
+    task = asyncio.create_task(ticker())
+    start = time.perf_counter()
+    await collect(backend, fim(backend, CODE[:1400]), GenParams(100))
+    elapsed = time.perf_counter() - start
+    task.cancel()
+    assert ticks >= min(5, elapsed / 0.01)
+
+
+async def test_prompt_too_long_is_an_error(backend: LlamaCppBackend) -> None:
+    with pytest.raises(ValueError, match="does not fit"):
+        await collect(backend, [5] * 1100, GenParams(8))
+
+
+def test_missing_and_corrupt_files(tmp_path: Path, tiny_gguf: Path) -> None:
+    with pytest.raises(ModelLoadError, match="not found"):
+        LlamaCppBackend(tmp_path / "nope.gguf").load()
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"PK\x03\x04 not a model")
+    with pytest.raises(ModelLoadError, match="not a GGUF"):
+        LlamaCppBackend(bad).load()
+    truncated = tmp_path / "truncated.gguf"
+    truncated.write_bytes(tiny_gguf.read_bytes()[:5000])
+    with pytest.raises(ModelLoadError, match="corrupt"):
+        LlamaCppBackend(truncated).load()
