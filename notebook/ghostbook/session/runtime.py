@@ -11,16 +11,20 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ghostbook import protocol as p
-from ghostbook.kernel.events import KernelEvent, StatusChanged
+from ghostbook.kernel.events import ExecutionFinished, KernelEvent, StatusChanged
 from ghostbook.session import actions as a
 from ghostbook.session import reducer
 from ghostbook.session.autosave import Autosaver
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
 from ghostbook.session.state import NotebookData
+
+if TYPE_CHECKING:
+    from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
+    from ghostbook.completion.service import CompletionService
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +69,8 @@ class NotebookSession:
         self.autosaver = Autosaver(file_path, data.to_nbformat, self._on_save_status)
         self._throttle = OutputThrottle(self._send_outputs)
         self.closed = False
+        self._completion: CompletionService | None = None  # created at the first completion message
+        self._namespace: KernelNamespace | None = None
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -76,6 +82,8 @@ class NotebookSession:
         """Save, stop the kernel, and drop all clients."""
         self.closed = True
         self._throttle.cancel()
+        if self._completion is not None:
+            await self._completion.close()
         await self.autosaver.flush()
         if self.kernel is not None:
             await self.kernel.shutdown()
@@ -110,6 +118,8 @@ class NotebookSession:
                                                         message.ref))
             case p.Complete() | p.Inspect():
                 await self._intellisense(client, message)
+            case p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings():
+                await self.completion.handle(client.id, message)
             case _:
                 try:
                     self.apply(FromClient(client.id, message))
@@ -123,6 +133,26 @@ class NotebookSession:
     def _on_kernel_event(self, event: KernelEvent) -> None:
         if not self.closed:
             self.apply(FromKernel(event))
+            if self._namespace is not None:  # keep the completion context's namespace summary fresh
+                if isinstance(event, ExecutionFinished) and event.status in ("ok", "error"):
+                    self._spawn(self._namespace.refresh())
+                elif isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
+                    self._namespace.clear()
+
+    @property
+    def completion(self) -> CompletionService:
+        """The session's ghost-text completion service (the model itself is shared server-wide)."""
+        if self._completion is None:
+            from ghostbook.completion.namespace_provider import KernelNamespace
+            from ghostbook.completion.service import CompletionService
+
+            self._namespace = KernelNamespace(
+                lambda: cast("SilentRunner | None", self.kernel if hasattr(self.kernel, "run_silent") else None))
+            self._completion = CompletionService(lambda: self.data.cells, self._send_to, self.broadcast,
+                                                 self._namespace)
+            if self.data.kernel.status in ("idle", "busy"):
+                self._spawn(self._namespace.refresh())
+        return self._completion
 
     # ---- actions --------------------------------------------------------------------------------
 
@@ -225,6 +255,11 @@ class NotebookSession:
 
     def _reply(self, client: Client, message: dict[str, Any]) -> None:
         client.send(json.dumps(message))
+
+    def _send_to(self, client_id: str, message: dict[str, Any]) -> None:
+        client = self.clients.get(client_id)
+        if client is not None:
+            client.send(json.dumps(message))
 
     def _send_outputs(self, cell_id: str) -> None:
         cell = self.data.find(cell_id)
