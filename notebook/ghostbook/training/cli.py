@@ -84,7 +84,8 @@ def step_export(work: Path, out: Path, quants: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ghostbook train", description=__doc__)
-    ap.add_argument("step", nargs="?", choices=["corpus", "tokenizer", "run", "export", "all"], default="all")
+    ap.add_argument("step", nargs="?", choices=["corpus", "tokenizer", "run", "export", "ship", "all"],
+                    default="all", help="one step, or all of corpus..export (ship copies into the package)")
     ap.add_argument("--preset", default="default", choices=sorted(PRESETS))
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="working folder (corpus, checkpoints)")
     ap.add_argument("--roots", type=Path, nargs="*", help="source folders (default: stdlib + site-packages)")
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="export folder (default WORK/export)")
     ap.add_argument("--quant", nargs="*", default=["f16", "q8_0", "q4_0"])
     ap.add_argument("--force", action="store_true", help="rebuild corpus/tokenizer even if present")
+    ap.add_argument("--ship-quant", default="q8_0", help="quantisation copied by `ship`")
     args = ap.parse_args(argv)
     work: Path = args.work.expanduser()
     work.mkdir(parents=True, exist_ok=True)
@@ -108,4 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         step_run(work, args.preset, args.threads, args.max_minutes, args.device, args.max_steps, args.compile)
     if args.step in ("export", "all"):
         step_export(work, out, args.quant)
+    if args.step == "ship":
+        from ghostbook.training.ship import ship
+
+        print(f"shipped {ship(out, args.ship_quant)}")
     return 0
