@@ -81,7 +81,7 @@ async def test_cancel_stops_between_tokens(backend: LlamaCppBackend) -> None:
         got.append(token)
         if len(got) == 3:
             cancel.set()
-    assert 3 <= len(got) <= 4 and backend.last_stats.cancelled
+    assert len(got) == 3 and backend.last_stats.cancelled and backend.last_stats.generated < 200
 
 
 async def test_generation_does_not_block_the_event_loop(backend: LlamaCppBackend) -> None:

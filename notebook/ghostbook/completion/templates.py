@@ -28,6 +28,8 @@ class FimTemplate:
     """`psm`/`spm` list special-token texts and the PREFIX/SUFFIX placeholders in prompt order.
 
     `stop` names special tokens that end the middle (those missing from a vocabulary are ignored).
+    `default_layout`: SPM puts the suffix first, so typing at the cursor only changes the prompt's end
+    and llama.cpp reuses nearly all of its KV cache; used where the model was trained on it.
     `prefix_space`: the family's text form puts a space between the prefix token and the prefix
     (CodeLlama's `<PRE> {prefix} <SUF>{suffix} <MID>`: the prefix is encoded as if after a space,
     the way SentencePiece adds its dummy prefix); callers encode `" " + prefix` when the tokenizer
@@ -40,8 +42,10 @@ class FimTemplate:
     stop: tuple[str, ...]
     bos: str | None = None
     prefix_space: bool = False
+    default_layout: Layout = "psm"
 
-    def layout(self, mode: Layout) -> tuple[str, ...]:
+    def layout(self, mode: Layout | None = None) -> tuple[str, ...]:
+        mode = mode or self.default_layout
         if mode == "spm":
             if self.spm is None:
                 raise TemplateError(f"{self.family} has no suffix-prefix-middle layout")
@@ -64,10 +68,12 @@ def _std(family: str, pre: str, suf: str, mid: str, stop: tuple[str, ...], spm: 
 
 
 TEMPLATES: dict[str, FimTemplate] = {
-    # Ghostbook's own model: StarCoder tokens; its SPM variant puts the suffix first (training/fim.py)
+    # Ghostbook's own model: StarCoder tokens; its SPM variant puts the suffix first (training/fim.py),
+    # trained jointly with PSM, and is the default for the KV-cache reuse it gives
     "ghostbook": FimTemplate("ghostbook", ("<fim_prefix>", PREFIX, "<fim_suffix>", SUFFIX, "<fim_middle>"),
                              ("<fim_suffix>", SUFFIX, "<fim_prefix>", PREFIX, "<fim_middle>"),
-                             ("<|endoftext|>", "<fim_pad>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>")),
+                             ("<|endoftext|>", "<fim_pad>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
+                             default_layout="spm"),
     "starcoder": _std("starcoder", "<fim_prefix>", "<fim_suffix>", "<fim_middle>",
                       ("<|endoftext|>", "<fim_pad>", "<file_sep>")),
     "santacoder": _std("santacoder", "<fim-prefix>", "<fim-suffix>", "<fim-middle>", ("<|endoftext|>", "<fim-pad>")),
@@ -99,7 +105,7 @@ def special_id(lookup: Lookup, text: str) -> int:
 
 
 def build_prompt(template: FimTemplate, prefix_ids: Sequence[int], suffix_ids: Sequence[int], lookup: Lookup,
-                 mode: Layout = "psm") -> list[int]:
+                 mode: Layout | None = None) -> list[int]:
     """Prompt token ids: the layout with special tokens as ids and the encoded prefix and suffix."""
     ids: list[int] = [special_id(lookup, template.bos)] if template.bos else []
     for part in template.layout(mode):

@@ -48,6 +48,7 @@ class LlamaCppBackend:
         self._threads = threads or max(1, min(4, (os.cpu_count() or 2) // 2))
         self.info = BackendInfo(name or self.path.name, str(self.path), family or "", n_ctx, 0)
         self.last_stats = GenStats()
+        self.last_prompt: list[int] = []
         self._llm: Any = None
         self._vocab: dict[str, int] = {}
         self._index: TokenIndex | None = None
@@ -68,7 +69,13 @@ class LlamaCppBackend:
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelLoadError(f"cannot load {self.path}: the file is corrupt or not a supported model "
                                  f"({exc})") from None
-        n_ctx = min(self._n_ctx, llm.n_ctx())
+        n_train = llm._model.n_ctx_train()
+        if n_train < llm.n_ctx():  # never run past what the model was trained on
+            llm.close()
+            llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_train, n_batch=512,
+                                  n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
+                                  verbose=False)
+        n_ctx = llm.n_ctx()
         model = llm._model
         vocab: dict[str, int] = {}
         pieces: list[bytes] = []
@@ -97,6 +104,11 @@ class LlamaCppBackend:
             if self._llm is not None:
                 self._llm.close()
             self._llm, self._index = None, None
+
+    def forget(self) -> None:
+        """Drop the KV cache state, so the next prompt is evaluated from scratch (cold; for benchmarks)."""
+        with self._lock:
+            self._require().reset()
 
     # ---- vocabulary -----------------------------------------------------------------------------
 
@@ -151,7 +163,8 @@ class LlamaCppBackend:
                     return
                 if isinstance(item, BaseException):
                     raise item
-                yield item
+                if not cancel.is_set():  # once cancelled, tokens already queued are dropped
+                    yield item
         finally:
             closed.set()
 
@@ -165,6 +178,7 @@ class LlamaCppBackend:
             prompt = list(prompt_ids)
             if not prompt or len(prompt) + params.max_new_tokens > llm.n_ctx():
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {llm.n_ctx()}")
+            self.last_prompt = prompt
             start = time.perf_counter()
             common = 0
             for cached, wanted in zip(llm.input_ids[: llm.n_tokens].tolist(), prompt, strict=False):

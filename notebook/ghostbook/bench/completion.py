@@ -1,0 +1,180 @@
+"""`ghostbook bench completion`: the completion server path against a bare llama-cpp-python call.
+
+On the same prompts, in one run: a cold request (empty KV cache), the request after adding one line
+(KV prefix reuse), a typed-through request (expects 0 model calls), and the server's overhead over a
+bare `Llama.generate` of the same prompt ids for the same number of tokens. Prints a table and ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ghostbook import protocol as p
+from ghostbook.completion.service import CompletionService
+from ghostbook.completion.settings import SettingsStore
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.loader import ModelRegistry
+
+FILES = ["textwrap.py", "string.py", "fnmatch.py", "bisect.py", "heapq.py", "shlex.py", "glob.py", "calendar.py",
+         "difflib.py", "colorsys.py", "csv.py", "json/encoder.py", "json/decoder.py", "base64.py"]
+
+
+@dataclass
+class Cell:
+    id: str
+    cell_type: str
+    source: str
+
+
+def notebook_cases(n: int) -> list[tuple[list[Cell], int, int]]:
+    """(cells, index of the cursor's cell, cursor) from stdlib files cut into cells at top-level statements."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    cases = []
+    for k, name in enumerate(FILES * 3):
+        if len(cases) >= n:
+            break
+        text = (stdlib / name).read_text()
+        chunks, current = [], []
+        for line in text.splitlines():
+            if line and not line[0].isspace() and current and not current[-1].strip() and len(current) > 6:
+                chunks.append("\n".join(current).strip("\n"))
+                current = []
+            current.append(line)
+        chunks = [c for c in chunks if c.count("\n") >= 4][: 8 + k % 5]
+        if len(chunks) < 4:
+            continue
+        index = len(chunks) - 2 - (k % 2)
+        lines = chunks[index].split("\n")
+        row = min(len(lines) - 1, 2 + k % max(1, len(lines) - 2))
+        line = lines[row]
+        indent = len(line) - len(line.lstrip())
+        col = indent + (len(line.strip()) // 2 if k % 3 else 0)
+        cursor = sum(len(x) + 1 for x in lines[:row]) + col
+        cells = [Cell(f"c{i}", "code", c) for i, c in enumerate(chunks)]
+        cells[index] = Cell(f"c{index}", "code", chunks[index][:cursor] + "\n" + chunks[index][cursor:].split(
+            "\n", 1)[-1] if "\n" in chunks[index][cursor:] else chunks[index][:cursor])
+        cases.append((cells, index, cursor))
+    return cases
+
+
+class Outbox:
+    def __init__(self) -> None:
+        self.done: dict[str, dict[str, object]] = {}
+
+    def send(self, client: str, message: dict[str, object]) -> None:
+        if message["type"] == "suggestion" and message["done"]:
+            self.done[str(message["ref"])] = message
+
+
+async def timed(service: CompletionService, ref: str, cell: str, cursor: int) -> float:
+    start = time.perf_counter()
+    await service.suggest("bench", p.Suggest(type="suggest", ref=ref, cell_id=cell, cursor=cursor, trigger="forced"))
+    return (time.perf_counter() - start) * 1000
+
+
+def bare(backend: LlamaCppBackend, prompt: list[int], n: int) -> float:
+    """A bare llama-cpp-python greedy generate of `n` tokens from `prompt` (cold), in ms."""
+    llm = backend._llm
+    backend.forget()
+    start = time.perf_counter()
+    for i, _ in enumerate(llm.generate(prompt, top_k=1, temp=0.0, repeat_penalty=1.0)):
+        if i + 1 >= n:
+            break
+    return (time.perf_counter() - start) * 1000
+
+
+def row(name: str, values: list[float]) -> str:
+    if not values:
+        return f"{name:<28} {'n/a':>9}"
+    q = statistics.quantiles(values, n=20) if len(values) > 1 else [values[0]] * 19
+    return f"{name:<28} {statistics.median(values):9.1f} {q[18]:9.1f} {statistics.fmean(values):9.1f} {len(values):5d}"
+
+
+async def run(model: str, n: int, max_new: int, context: int, repeat: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SettingsStore(Path(tmp) / "settings.json")
+        store.update({"model": model, "max_new_tokens": max_new, "context_tokens": context})
+        registry = ModelRegistry()
+        backend = await registry.ensure(model)
+        if not isinstance(backend, LlamaCppBackend):
+            print(f"cannot load the model: {registry.status.message}")
+            return 1
+        print(f"model {backend.info.path} ({backend.info.family}, vocab {backend.info.n_vocab}, n_ctx "
+              f"{backend.info.n_ctx}); max_new_tokens {max_new}, context_tokens {context}, {n} cases")
+        cold, cold_prompt, bare_ms, line, line_cold, line_prompt, line_cold_prompt = [], [], [], [], [], [], []
+        typed: list[float] = []
+        typed_calls: list[int] = []
+        reused: list[float] = []
+        for k, (cells, index, cursor) in enumerate(notebook_cases(n)):
+            outbox = Outbox()
+            service = CompletionService(lambda cells=cells: cells, outbox.send, lambda m: None, None, registry, store)
+            cell = cells[index]
+            runs: list[tuple[float, float, float]] = []
+            for r in range(repeat + (k == 0)):  # the first case once more, as a warm-up
+                service.cache.clear()
+                backend.forget()
+                server = await timed(service, f"{k}a{r}", cell.id, cursor)
+                gen = backend.last_stats
+                runs.append((server, gen.prompt_ms, bare(backend, list(backend.last_prompt), max(1, gen.generated))))
+            runs = runs[-repeat:]
+            cold.append(statistics.median(x[0] for x in runs))
+            cold_prompt.append(statistics.median(x[1] for x in runs))
+            bare_ms.append(statistics.median(x[2] for x in runs))
+            service.cache.clear()
+            await timed(service, f"{k}w", cell.id, cursor)  # the KV cache now holds this cell's prompt again
+            service.cache.clear()
+            src = cell.source
+            indent = src[src.rfind("\n", 0, cursor) + 1 : cursor]
+            indent = indent[: len(indent) - len(indent.lstrip())]
+            added = "value = compute(value)\n" + indent
+            cell.source = src[:cursor] + added + src[cursor:]
+            line.append(await timed(service, f"{k}b", cell.id, cursor + len(added)))
+            line_prompt.append(backend.last_stats.prompt_ms)
+            reused.append(backend.last_stats.reused_tokens / max(1, backend.last_stats.prompt_tokens))
+            service.cache.clear()
+            backend.forget()  # the same request, cold: same prompt, same tokens generated
+            line_cold.append(await timed(service, f"{k}x", cell.id, cursor + len(added)))
+            line_cold_prompt.append(backend.last_stats.prompt_ms)
+            text = str(outbox.done[f"{k}b"]["text"])
+            if len(text) >= 2:
+                typed_text = text[: max(1, min(3, len(text) - 1))]
+                cell.source = cell.source[: cursor + len(added)] + typed_text + cell.source[cursor + len(added):]
+                calls = service.stats.model_calls
+                typed.append(await timed(service, f"{k}c", cell.id, cursor + len(added) + len(typed_text)))
+                typed_calls.append(service.stats.model_calls - calls)
+            await service.close()
+        print(f"\n{'request (ms)':<28} {'p50':>9} {'p95':>9} {'mean':>9} {'n':>5}")
+        for name, values in (("cold (server)", cold), ("cold (bare llama-cpp)", bare_ms),
+                             ("cold prompt eval", cold_prompt), ("+1 line, warm KV (server)", line),
+                             ("+1 line, cold KV (server)", line_cold), ("+1 line prompt eval, warm", line_prompt),
+                             ("+1 line prompt eval, cold", line_cold_prompt), ("typed-through (server)", typed)):
+            print(row(name, values))
+        print("\nratios")
+        print(f"  server overhead (cold server / bare)       {sum(cold) / sum(bare_ms):.3f}x   goal <= 1.10x")
+        print(f"  +1 line warm / same request cold (total)   {sum(line) / sum(line_cold):.3f}x   goal <= 0.25x")
+        prompt_ratio = sum(line_prompt) / max(1e-9, sum(line_cold_prompt))
+        print(f"  +1 line warm / cold (prompt eval only)     {prompt_ratio:.3f}x")
+        print(f"  prompt tokens reused after +1 line         {statistics.fmean(reused):.1%}")
+        print(f"  typed-through model calls                  {sum(typed_calls)} in {len(typed_calls)} requests"
+              "   goal 0")
+        await registry.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="ghostbook bench completion", description=__doc__)
+    parser.add_argument("--model", default="default", help='"default" or a path to a .gguf file')
+    parser.add_argument("--cases", type=int, default=12)
+    parser.add_argument("--max-new-tokens", type=int, default=48)
+    parser.add_argument("--context-tokens", type=int, default=768)
+    parser.add_argument("--repeat", type=int, default=3, help="cold runs per case (the median is kept)")
+    args = parser.parse_args(argv)
+    return asyncio.run(run(args.model, args.cases, args.max_new_tokens, args.context_tokens,
+                           args.repeat))
