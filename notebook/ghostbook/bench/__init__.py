@@ -8,6 +8,7 @@ import sys
 # Benchmark name -> module path; imported lazily so one benchmark's heavy imports never slow another.
 BENCHES: dict[str, str] = {
     "models": "ghostbook.eval.bench_models",
+    "completion": "ghostbook.bench.completion",
 }
 
 
