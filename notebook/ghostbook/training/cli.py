@@ -63,7 +63,10 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
     tok = load_tokenizer(work / "tokenizer.json")
     opts = RunOptions(out_dir=work / "run", threads=threads, device=device, max_minutes=max_minutes,
                       compile=compile_, autocast=device != "cpu" or _has_bf16())
-    state = train(preset, tok, _texts(work / "corpus", "train"), _texts(work / "corpus", "val"), opts)
+    from ghostbook.training.functions import load_or_build
+
+    anneal = load_or_build(work / "corpus") if preset.anneal_functions > 0 else None
+    state = train(preset, tok, _texts(work / "corpus", "train"), _texts(work / "corpus", "val"), opts, anneal)
     print(json.dumps({k: v for k, v in state.items() if k not in ("config", "preset")}))
     return state
 

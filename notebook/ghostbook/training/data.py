@@ -26,8 +26,12 @@ class FimConfig:
 class SequenceSampler:
     """Draws packed token sequences of `seq_len + 1` ids from weighted documents."""
 
-    def __init__(self, texts: list[str], tok: Tokenizer, seq_len: int, fim: FimConfig, seed: int) -> None:
+    def __init__(self, texts: list[str], tok: Tokenizer, seq_len: int, fim: FimConfig, seed: int,
+                 alt_texts: list[str] | None = None) -> None:
         self.texts = [t for t in texts if t.strip()]
+        # A second pool (e.g. function-level documents) drawn with probability `alt_prob`.
+        self.alt_texts = [t for t in alt_texts or [] if t.strip()]
+        self.alt_prob = 0.0
         if not self.texts:
             raise ValueError("no documents")
         self.tok = tok
@@ -39,6 +43,8 @@ class SequenceSampler:
         self.weights = dict(fim.weights)
 
     def _doc(self) -> str:
+        if self.alt_texts and self.alt_prob > 0 and self.rng.random() < self.alt_prob:
+            return self.rng.choice(self.alt_texts)
         i = bisect.bisect_right(self.cum, self.rng.random() * self.cum[-1])
         return self.texts[min(i, len(self.texts) - 1)]
 

@@ -36,6 +36,8 @@ class Preset:
     warmup_steps: int = 100
     max_steps: int = 4000
     decay_frac: float = 0.25
+    # Share of documents drawn from function-level documents during the decay (annealing) phase.
+    anneal_functions: float = 0.5
     weight_decay: float = 0.1
     grad_clip: float = 1.0
     seed: int = 1234

@@ -43,8 +43,7 @@ def lr_at(step: int, p: Preset) -> float:
     run can be extended (resumed with a larger `max_steps`) until its decay starts."""
     if step < p.warmup_steps:
         return p.lr * (step + 1) / p.warmup_steps
-    decay_steps = max(1, int(p.max_steps * p.decay_frac))
-    start = max(p.warmup_steps, p.max_steps - decay_steps)
+    start = decay_start(p)
     if step < start:
         return p.lr
     frac = min(1.0, (step - start) / max(1, p.max_steps - start))
@@ -89,8 +88,15 @@ def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict]:
     return model.eval(), ckpt["state"]
 
 
-def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: list[str], opts: RunOptions) -> dict:
-    """Train (resuming from `out_dir/checkpoint.pt` when present); returns the final state."""
+def decay_start(p: Preset) -> int:
+    """First step of the decay phase."""
+    return max(p.warmup_steps, p.max_steps - max(1, int(p.max_steps * p.decay_frac)))
+
+
+def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: list[str], opts: RunOptions,
+          anneal_texts: list[str] | None = None) -> dict:
+    """Train (resuming from `out_dir/checkpoint.pt` when present); returns the final state.
+    During the decay phase a `preset.anneal_functions` share of documents comes from `anneal_texts`."""
     torch.set_num_threads(opts.threads)
     torch.manual_seed(preset.seed)
     out = opts.out_dir
@@ -106,7 +112,7 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
         opt.load_state_dict(ckpt["optim"])
         state.update({k: v for k, v in ckpt["state"].items() if k not in ("preset",)})
     fim = FimConfig()
-    sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed)
+    sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts)
     val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
     val = [torch.from_numpy(val_sampler.batch(preset.batch_size)) for _ in range(opts.val_batches)]
     step_model = torch.compile(model) if opts.compile else model
@@ -123,6 +129,7 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
             t0 = time.time()
             step = state["step"]
             sampler.rng.seed(preset.seed * 1_000_003 + step)
+            sampler.alt_prob = preset.anneal_functions if step >= decay_start(preset) else 0.0
             batch = torch.from_numpy(sampler.batch(preset.batch_size)).to(opts.device)
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, preset)
