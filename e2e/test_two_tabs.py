@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import BrowserContext, expect
 
 from .helpers import KERNEL_TIMEOUT, Server, cells, editor_text, open_notebook, output, wait_idle, write_notebook
@@ -36,6 +38,7 @@ def test_two_tabs_stay_in_sync(server: Server, context: BrowserContext) -> None:
     # structure: B adds a markdown cell, A sees it; A deletes it, B sees that
     cells(b).nth(0).get_by_test_id("add-cell-below").click()
     expect(cells(a)).to_have_count(2)
+    expect(cells(b).nth(1)).to_have_class(re.compile(r"\bediting\b"))  # the new cell is ready to type in
     b.keyboard.press("Escape")
     b.keyboard.press("m")
     expect(cells(a).nth(1)).to_have_attribute("data-cell-type", "markdown")

@@ -74,7 +74,7 @@ export class CellView {
       button(icon("up"), "move-cell-up", "Move cell up", () => host.moveCell(id, -1), "icon-button"),
       button(icon("down"), "move-cell-down", "Move cell down", () => host.moveCell(id, 1), "icon-button"),
       this.typeSelect,
-      button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1), "icon-button"),
+      button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1, "code", "edit"), "icon-button"),
       button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
     const main = el("div", { class: "cell-main" }, tools, this.editorHost, this.rendered, panelHost, this.outputArea);

@@ -289,7 +289,7 @@ export class NotebookView implements CellHost {
     if (!view) return;
     const previous = this.selectedId ? this.views.get(this.selectedId) : undefined;
     // A markdown cell shows its rendering whenever it is not being edited.
-    if (previous && previous.type === "markdown" && this.mode === "edit" && (previous !== view || mode === "command")) {
+    if (previous && previous.type === "markdown" && !previous.isRendered && (previous !== view || mode === "command")) {
       previous.renderMarkdown();
     }
     if (this.selectedId !== id) {
