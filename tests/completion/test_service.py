@@ -57,6 +57,17 @@ async def test_streams_then_done_and_prompt_has_context(tmp_path: Path) -> None:
     assert out.of("completion_stats")[-1]["stats"]["model_calls"] == 1
 
 
+async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> None:
+    import dataclasses
+
+    backend = ScriptedBackend("1")
+    backend.info = dataclasses.replace(backend.info, extra={"layout": "psm"})
+    service, _, _ = make_service(tmp_path, backend)
+    await service.suggest("t1", suggest("r1", "b", 8))
+    assert backend.prompts[0][0] == 257 and backend.prompts[0][-1] == 259  # <fim_prefix> P <fim_suffix> S <fim_middle>
+    assert backend.prompts[0][-2] == 258  # the cursor ends the last cell: an empty suffix
+
+
 async def test_healing_backs_up_and_strips(tmp_path: Path) -> None:
     backend = ScriptedBackend("sum(xs)")
     service, out, _ = make_service(tmp_path, backend)

@@ -59,6 +59,18 @@ def test_default_model_found_when_shipped(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert catalog.resolve("default")[1].name == catalog.DEFAULT_GGUF_NAME  # Q8_0 preferred
 
 
+def test_default_follows_fim_json(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(catalog, "DEFAULT_DIR", tmp_path)
+    (tmp_path / "custom.gguf").write_bytes(b"GGUF")
+    (tmp_path / catalog.DEFAULT_GGUF_NAME).write_bytes(b"GGUF")
+    (tmp_path / "fim.json").write_text('{"template": "psm", "gguf": "custom.gguf"}')
+    entry, path = catalog.resolve("default")
+    assert entry is not None and entry.layout == "psm" and path.name == "custom.gguf"
+    (tmp_path / "fim.json").write_text("not json")
+    entry, path = catalog.resolve("default")
+    assert entry is not None and entry.layout is None and path.name == catalog.DEFAULT_GGUF_NAME
+
+
 @pytest.mark.parametrize(("tokens", "name", "family"), [
     ({"<|fim_prefix|>", "<fim_prefix>"}, "", "qwen2.5-coder"),
     ({"<fim_prefix>"}, "starcoder2", "starcoder"),

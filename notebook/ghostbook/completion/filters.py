@@ -17,7 +17,7 @@ CLOSERS = {v: k for k, v in OPENERS.items()}
 TOP_LEVEL = re.compile(r"\n(?=(?:async def |def |class |import |from |@|if __name__))")
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
 MARKERS = ("\n# %%", "<|endoftext|>", "<fim_", "<fim-", "<|fim", "<file_sep>", "<|file_sep|>", "<EOT>")
-REPEAT = re.compile(r"(.{1,40}?)\1{3,}", re.DOTALL)
+REPEAT = re.compile(r"(.{1,40}?)\1{3,}", re.DOTALL)  # matched against the reversed text: a loop at the end
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ Filter = Callable[[str, FilterContext], str]
 
 def stop_at_markers(text: str, ctx: FilterContext) -> str:
     """Cut at a cell marker or the text of a special token the model spelled out."""
+    if "<" not in text and "# %%" not in text:
+        return text
     cut = min((i for i in (text.find(m) for m in MARKERS) if i >= 0), default=-1)
     return text if cut < 0 else text[:cut]
 
@@ -148,10 +150,11 @@ def _detab(line: str) -> str:
 
 
 def drop_repetitive(text: str, ctx: FilterContext) -> str:
-    """Drop output where one short piece repeats over most of it (a looping small model)."""
-    for match in REPEAT.finditer(text):
-        if match.end() - match.start() >= max(12, len(text) // 2) and len(match.group(1).strip()) > 0:
-            return ""
+    """Drop output whose end is one short piece repeated over most of it (a small model looping).
+    Only the end is checked (on the reversed text, so the regex tries one position): cheap per token."""
+    match = REPEAT.match(text[::-1])
+    if match is not None and match.end() >= max(12, len(text) // 2) and match.group(1).strip():
+        return ""
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) >= 3 and len(set(lines)) == 1:
         return ""

@@ -152,7 +152,9 @@ class CompletionService:
         if should_heal(ctx.prefix):
             prefix_ids, removed = heal(prefix_ids, backend.piece)
         try:
-            prompt = build_prompt(template, prefix_ids, backend.tokenize(ctx.suffix), backend.lookup)
+            layout = backend.info.extra.get("layout")  # the catalog's choice, else the family's default
+            prompt = build_prompt(template, prefix_ids, backend.tokenize(ctx.suffix), backend.lookup,
+                                  layout if layout in ("psm", "spm") else None)
             stops = stop_ids(template, backend.lookup)
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))

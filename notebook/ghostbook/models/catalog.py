@@ -6,8 +6,9 @@ its family is then detected from the FIM tokens in its vocabulary.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"
@@ -25,6 +26,7 @@ class CatalogEntry:
     size_mb: float | None = None
     ram_mb: float | None = None
     description: str = ""
+    layout: str | None = None  # "psm" or "spm"; None: the family template's default
 
     @property
     def special_tokens(self) -> list[str]:
@@ -56,8 +58,20 @@ CATALOG: dict[str, CatalogEntry] = {
 }
 
 
+def default_fim_info() -> dict[str, object]:
+    """models/default/fim.json, written when the model is shipped: {"template": "psm"|"spm", "gguf": name}."""
+    try:
+        info = json.loads((DEFAULT_DIR / "fim.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
 def default_model_path() -> Path | None:
-    """The shipped default GGUF (Q8_0 preferred, else any GGUF in models/default/), or None."""
+    """The shipped default GGUF (fim.json's, else Q8_0, else any GGUF in models/default/), or None."""
+    named = default_fim_info().get("gguf")
+    if isinstance(named, str) and (DEFAULT_DIR / named).is_file():
+        return DEFAULT_DIR / named
     preferred = DEFAULT_DIR / DEFAULT_GGUF_NAME
     if preferred.is_file():
         return preferred
@@ -76,7 +90,9 @@ def resolve(setting: str) -> tuple[CatalogEntry | None, Path]:
         if path is None:
             raise ModelNotFound(f"default model not built yet (expected {DEFAULT_DIR / DEFAULT_GGUF_NAME}); "
                                 "run `ghostbook train --preset default` or choose a .gguf file in the settings")
-        return CATALOG["default"], path
+        layout = default_fim_info().get("template")
+        entry = CATALOG["default"]
+        return (replace(entry, layout=layout) if layout in ("psm", "spm") else entry), path
     path = Path(setting).expanduser()
     if not path.is_file():
         raise ModelNotFound(f"model file not found: {path}")

@@ -12,6 +12,7 @@ import asyncio
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoad
 from ghostbook.models.catalog import detect_family
 
 GGUF_MAGIC = b"GGUF"
+WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
 
 
 def check_gguf(path: Path) -> None:
@@ -138,15 +140,23 @@ class LlamaCppBackend:
 
     async def stream(self, prompt_ids: Sequence[int], params: GenParams,
                      cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
+        """Tokens pass through a deque; the worker wakes the event loop for the first token, the end,
+        and then at most every WAKE_S (each wake-up costs a thread switch on a small, busy CPU)."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[TokenOut | GenStats | BaseException] = asyncio.Queue()
+        pending: deque[TokenOut | GenStats | BaseException] = deque()
+        ready = asyncio.Event()
         closed = threading.Event()
+        last_wake = [0.0]
 
         def emit(item: TokenOut | GenStats | BaseException) -> None:
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, item)
-            except RuntimeError:  # the loop is gone
-                closed.set()
+            pending.append(item)
+            now = time.perf_counter()
+            if not isinstance(item, TokenOut) or now - last_wake[0] >= WAKE_S:
+                last_wake[0] = now
+                try:
+                    loop.call_soon_threadsafe(ready.set)
+                except RuntimeError:  # the loop is gone
+                    closed.set()
 
         def work() -> None:
             try:
@@ -157,14 +167,17 @@ class LlamaCppBackend:
         loop.run_in_executor(None, work)
         try:
             while True:
-                item = await queue.get()
-                if isinstance(item, GenStats):
-                    self.last_stats = item
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                if not cancel.is_set():  # once cancelled, tokens already queued are dropped
-                    yield item
+                await ready.wait()
+                ready.clear()
+                while pending:
+                    item = pending.popleft()
+                    if isinstance(item, GenStats):
+                        self.last_stats = item
+                        return
+                    if isinstance(item, BaseException):
+                        raise item
+                    if not cancel.is_set():  # once cancelled, tokens already queued are dropped
+                        yield item
         finally:
             closed.set()
 

@@ -7,6 +7,7 @@ with a message for the user; completion then answers `suggestion_error` and the 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -89,6 +90,8 @@ class ModelRegistry:
         if self.setting != setting:  # the setting changed while this one loaded
             await asyncio.to_thread(backend.unload)
             return
+        if entry is not None and entry.layout:
+            backend.info = dataclasses.replace(backend.info, extra={**backend.info.extra, "layout": entry.layout})
         self.backend = backend
         self._set(ModelStatus("ready", name, str(path), 1.0, None))
 
