@@ -124,6 +124,12 @@ def test_intellisense_enter_accepts_tab_does_not(server: Server, page: Page) -> 
     expect(popup).to_be_hidden()
     expect(cell).to_have_class(EDITING)
 
+    # Ctrl+Space is reserved for ghost text: it neither opens the popup nor types anything
+    page.keyboard.press("Control+Space")
+    page.wait_for_timeout(400)
+    expect(popup).to_be_hidden()
+    assert editor_text(cell).splitlines()[-1] == "os.getc"
+
     # Tab does not accept the popup item (it is reserved for ghost text): it indents
     page.keyboard.type("w")
     expect(popup).to_be_visible()
