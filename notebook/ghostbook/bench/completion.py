@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import statistics
 import sysconfig
 import tempfile
@@ -37,12 +38,13 @@ class Cell:
 def notebook_cases(n: int) -> list[tuple[list[Cell], int, int]]:
     """(cells, index of the cursor's cell, cursor) from stdlib files cut into cells at top-level statements."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    cases = []
+    cases: list[tuple[list[Cell], int, int]] = []
     for k, name in enumerate(FILES * 3):
         if len(cases) >= n:
             break
         text = (stdlib / name).read_text()
-        chunks, current = [], []
+        chunks: list[str] = []
+        current: list[str] = []
         for line in text.splitlines():
             if line and not line[0].isspace() and current and not current[-1].strip() and len(current) > 6:
                 chunks.append("\n".join(current).strip("\n"))
@@ -118,7 +120,8 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
         reused: list[float] = []
         for k, (cells, index, cursor) in enumerate(notebook_cases(n)):
             outbox = Outbox()
-            service = CompletionService(lambda cells=cells: cells, outbox.send, lambda m: None, None, registry, store)
+            service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None, registry,
+                                        store)
             cell = cells[index]
             runs: list[tuple[float, float, float]] = []
             for r in range(repeat + (k == 0)):  # the first case once more, as a warm-up

@@ -124,19 +124,21 @@ class CompletionService:
             return self._emit_error(client_id, inflight, f"no cell with id {msg.cell_id}")
         source, cursor = cells[index].source, min(msg.cursor, len(cells[index].source))
         if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
-            return self._emit(client_id, inflight, msg, cursor, "", True, "model")
+            self._emit(client_id, inflight, msg, cursor, "", True, "model")
+            return
         backend = await self.registry.ensure(settings.model)
         if backend is None:
             status = self.registry.status
             return self._emit_error(client_id, inflight, status.message or f"the model is {status.state}")
-        budget = min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8)
+        budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
         ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
                                                budget, self._provider.namespace_lines() if self._provider else ())
         hit = self.cache.get(ctx.prefix, ctx.suffix)
         if hit is not None:
             self.stats.cache_hits += 1
             self.stats.server_ms.append((time.perf_counter() - start) * 1000)
-            return self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
+            self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
+            return
         text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens)
         if text is None:  # cancelled
             return
