@@ -11,10 +11,8 @@ import { installCommandKeys } from "./keyboard";
 import { cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ServerMessage, Snapshot } from "./protocol";
 import { ShortcutsHelp } from "./shortcuts-help";
+import { SourceSync } from "./source-sync";
 import { showToast } from "./toast";
-
-/** How long an unacknowledged edit of ours may hold back remote edits of the same cell. */
-const IN_FLIGHT_MS = 5000;
 
 function newCellId(): string {
   const bytes = new Uint8Array(6);
@@ -39,10 +37,7 @@ export class NotebookView implements CellHost {
   private selectedId: string | null = null;
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
-  private pendingSources = new Map<string, string>();
-  /** Per cell, how many of our set_source messages the server has not echoed yet. */
-  private inFlight = new Map<string, { count: number; at: number }>();
-  private flushScheduled = false;
+  private readonly sources: SourceSync;
   private loaded = false;
 
   constructor(
@@ -78,7 +73,7 @@ export class NotebookView implements CellHost {
       onMessage: (message) => this.handle(message),
       onStateChange: (state) => this.onConnection(state),
     });
-    this.connection.addBeforeSend(() => this.flushSources());
+    this.sources = new SourceSync(this.connection);
     installCommandKeys({
       hasSelection: () => this.selectedId !== null && this.mode === "command",
       edit: () => this.selectedId && this.select(this.selectedId, "edit"),
@@ -143,18 +138,13 @@ export class NotebookView implements CellHost {
       }
       case "source_set": {
         if (message.origin === this.state.clientId) {
-          this.ownEditAcknowledged(message.cell_id);
+          this.sources.acknowledged(message.cell_id);
           return;
         }
-        // One of our edits to this cell is still on its way: the server will apply it after this
-        // one, so showing this text would only flicker (and leave this tab out of step).
-        const mine = this.inFlight.get(message.cell_id);
-        if (mine && performance.now() - mine.at < IN_FLIGHT_MS) return;
-        this.inFlight.delete(message.cell_id);
+        if (!this.sources.acceptRemote(message.cell_id)) return;
         const model = this.state.get(message.cell_id);
         if (!model) return;
         model.source = message.source;
-        this.pendingSources.delete(message.cell_id);
         this.views.get(message.cell_id)?.setRemoteSource(message.source);
         break;
       }
@@ -214,8 +204,7 @@ export class NotebookView implements CellHost {
     const keepMode = this.mode;
     for (const view of this.views.values()) view.destroy();
     this.views.clear();
-    this.pendingSources.clear();
-    this.inFlight.clear();
+    this.sources.reset();
     this.state.load(snapshot);
     const fragment = document.createDocumentFragment();
     for (const model of this.state.cells) {
@@ -239,8 +228,7 @@ export class NotebookView implements CellHost {
     for (const id of ids) {
       const index = this.state.remove(id);
       if (id === selected) selectedIndex = index;
-      this.pendingSources.delete(id);
-      this.inFlight.delete(id);
+      this.sources.forget(id);
       this.views.get(id)?.destroy();
       this.views.delete(id);
     }
@@ -271,7 +259,7 @@ export class NotebookView implements CellHost {
     this.root.classList.toggle("disconnected", offline);
     // Edits typed while offline would be lost to the fresh snapshot: do not accept them.
     for (const view of this.views.values()) view.editor.setReadOnly(offline);
-    if (state === "closed") this.inFlight.clear();
+    if (state === "closed") this.sources.reset();
   }
 
   // ---- actions (CellHost) ---------------------------------------------------------------------
@@ -331,7 +319,7 @@ export class NotebookView implements CellHost {
     if (!view) return;
     if (view.type === "markdown") view.renderMarkdown();
     else if (view.type === "code") this.connection.send({ type: "execute_cells", cell_ids: [id] });
-    else this.flushSources();
+    else this.sources.flush();
     const index = this.state.indexOf(id);
     if (how === "stay") this.select(id, "command");
     else if (how === "insert") this.insertAt(index + 1, "code", "edit");
@@ -367,29 +355,7 @@ export class NotebookView implements CellHost {
   sourceChanged(id: string, source: string): void {
     const model = this.state.get(id);
     if (model) model.source = source;
-    this.pendingSources.set(id, source);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    queueMicrotask(() => this.flushSources());
-  }
-
-  /** Send every pending edit; runs before any other message so the server's text is current. */
-  private flushSources(): void {
-    this.flushScheduled = false;
-    if (!this.pendingSources.size) return;
-    for (const [cell_id, source] of this.pendingSources) {
-      if (this.connection.sendRaw({ type: "set_source", cell_id, source })) {
-        const count = (this.inFlight.get(cell_id)?.count ?? 0) + 1;
-        this.inFlight.set(cell_id, { count, at: performance.now() });
-      }
-    }
-    this.pendingSources.clear();
-  }
-
-  private ownEditAcknowledged(cellId: string): void {
-    const entry = this.inFlight.get(cellId);
-    if (entry && entry.count > 1) entry.count -= 1;
-    else this.inFlight.delete(cellId);
+    this.sources.changed(id, source);
   }
 
   save(): void {
