@@ -17,28 +17,9 @@ import { Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { ansiToHtml } from "./ansi";
 import { type EditorContext, registerEditorExtension } from "./editor";
+import { toCodePoints, toUtf16 } from "./offsets";
 import type { CompleteReply, InspectReply } from "./protocol";
 import { showToast } from "./toast";
-
-/** Character offsets on the wire count code points; CodeMirror counts UTF-16 units. */
-export function toCodePoints(text: string, utf16Offset: number): number {
-  let count = 0;
-  for (let i = 0; i < utf16Offset && i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) i++;
-    count++;
-  }
-  return count;
-}
-
-export function toUtf16(text: string, codePointOffset: number): number {
-  let i = 0;
-  for (let count = 0; count < codePointOffset && i < text.length; count++) {
-    const code = text.charCodeAt(i);
-    i += code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? 2 : 1;
-  }
-  return i;
-}
 
 const TYPE_MAP: Record<string, string> = {
   function: "function",

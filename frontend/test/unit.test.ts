@@ -1,0 +1,97 @@
+// Unit tests for the frontend's pure logic (run with `npm test`: esbuild bundles, node:test runs).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Connection } from "../src/connection";
+import { saveLabel } from "../src/kernel-bar";
+import { NotebookState, type CellModel } from "../src/notebook-state";
+import { toCodePoints, toUtf16 } from "../src/offsets";
+import { joinText, pickMime } from "../src/outputs";
+import type { ClientMessage } from "../src/protocol";
+import { SourceSync } from "../src/source-sync";
+
+test("offsets convert between UTF-16 units and code points", () => {
+  const text = "a😀b = 1";
+  assert.equal(toCodePoints(text, 0), 0);
+  assert.equal(toCodePoints(text, 3), 2); // after the emoji (2 UTF-16 units)
+  assert.equal(toCodePoints(text, text.length), 7);
+  assert.equal(toUtf16(text, 2), 3);
+  assert.equal(toUtf16(text, 7), text.length);
+  for (let i = 0; i <= 7; i++) assert.equal(toCodePoints(text, toUtf16(text, i)), i);
+});
+
+test("the richest mime type wins", () => {
+  assert.equal(pickMime({ "text/plain": "x", "text/html": "<b>x</b>" }), "text/html");
+  assert.equal(pickMime({ "text/plain": "x", "image/png": "AAA" }), "image/png");
+  assert.equal(pickMime({ "image/svg+xml": "<svg/>", "image/png": "AAA" }), "image/svg+xml");
+  assert.equal(pickMime({ "text/plain": "x", "application/json": {} }), "application/json");
+  assert.equal(pickMime({ "application/x-custom": 1 }), "application/x-custom");
+  assert.equal(pickMime({}), null);
+  assert.equal(joinText(["a\n", "b"]), "a\nb");
+});
+
+function cell(id: string): CellModel {
+  return { id, type: "code", source: "", outputs: [], executionCount: null, state: "idle" };
+}
+
+test("notebook state inserts, moves and removes cells by final index", () => {
+  const state = new NotebookState();
+  for (const id of ["a", "b", "c"]) state.insert(99, cell(id));
+  assert.deepEqual(state.cells.map((c) => c.id), ["a", "b", "c"]);
+  assert.equal(state.move("a", 1), 1);
+  assert.deepEqual(state.cells.map((c) => c.id), ["b", "a", "c"]);
+  assert.equal(state.move("c", 0), 0);
+  assert.deepEqual(state.cells.map((c) => c.id), ["c", "b", "a"]);
+  assert.equal(state.remove("b"), 1);
+  assert.equal(state.remove("zz"), -1);
+  assert.deepEqual(state.cells.map((c) => c.id), ["c", "a"]);
+});
+
+test("save status labels", () => {
+  assert.equal(saveLabel({ status: "saved", message: null }), "saved");
+  assert.equal(saveLabel({ status: "dirty", message: null }), "unsaved");
+  assert.equal(saveLabel({ status: "saving", message: null }), "saving…");
+  assert.equal(saveLabel({ status: "error", message: "disk full" }), "save failed: disk full");
+});
+
+class FakeConnection {
+  sent: ClientMessage[] = [];
+  hooks: (() => void)[] = [];
+  addBeforeSend(hook: () => void): void {
+    this.hooks.push(hook);
+  }
+  sendRaw(message: ClientMessage): boolean {
+    this.sent.push(message);
+    return true;
+  }
+  send(message: ClientMessage): boolean {
+    for (const hook of this.hooks) hook();
+    return this.sendRaw(message);
+  }
+}
+
+test("edits are coalesced and flushed before any other message", async () => {
+  const fake = new FakeConnection();
+  const sync = new SourceSync(fake as unknown as Connection);
+  sync.changed("a", "x");
+  sync.changed("a", "xy");
+  fake.send({ type: "execute_cells", cell_ids: ["a"] });
+  assert.deepEqual(fake.sent, [
+    { type: "set_source", cell_id: "a", source: "xy" },
+    { type: "execute_cells", cell_ids: ["a"] },
+  ]);
+  await Promise.resolve();
+  assert.equal(fake.sent.length, 2); // the microtask flush finds nothing left
+});
+
+test("remote edits wait while our own edit of that cell is unacknowledged", () => {
+  const fake = new FakeConnection();
+  const sync = new SourceSync(fake as unknown as Connection);
+  assert.equal(sync.acceptRemote("a"), true);
+  sync.changed("a", "mine");
+  sync.flush();
+  assert.equal(sync.acceptRemote("a"), false); // the server will apply ours after theirs
+  assert.equal(sync.acceptRemote("b"), true);
+  sync.acknowledged("a");
+  assert.equal(sync.acceptRemote("a"), true);
+});
