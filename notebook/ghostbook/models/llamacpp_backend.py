@@ -8,11 +8,9 @@ flag between tokens, and applies the token-healing constraint to the first token
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 import time
-from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,9 +20,9 @@ import numpy as np
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
+from ghostbook.models.streaming import common_prefix, greedy, threaded_stream
 
 GGUF_MAGIC = b"GGUF"
-WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
 
 
 def check_gguf(path: Path) -> None:
@@ -138,48 +136,13 @@ class LlamaCppBackend:
 
     # ---- generation -----------------------------------------------------------------------------
 
-    async def stream(self, prompt_ids: Sequence[int], params: GenParams,
-                     cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
-        """Tokens pass through a deque; the worker wakes the event loop for the first token, the end,
-        and then at most every WAKE_S (each wake-up costs a thread switch on a small, busy CPU)."""
-        loop = asyncio.get_running_loop()
-        pending: deque[TokenOut | GenStats | BaseException] = deque()
-        ready = asyncio.Event()
-        closed = threading.Event()
-        last_wake = [0.0]
+    def stream(self, prompt_ids: Sequence[int], params: GenParams,
+               cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
+        def on_stats(stats: GenStats) -> None:
+            self.last_stats = stats
 
-        def emit(item: TokenOut | GenStats | BaseException) -> None:
-            pending.append(item)
-            now = time.perf_counter()
-            if not isinstance(item, TokenOut) or now - last_wake[0] >= WAKE_S:
-                last_wake[0] = now
-                try:
-                    loop.call_soon_threadsafe(ready.set)
-                except RuntimeError:  # the loop is gone
-                    closed.set()
-
-        def work() -> None:
-            try:
-                emit(self.generate(prompt_ids, params, lambda: cancel.is_set() or closed.is_set(), emit))
-            except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-                emit(exc)
-
-        loop.run_in_executor(None, work)
-        try:
-            while True:
-                await ready.wait()
-                ready.clear()
-                while pending:
-                    item = pending.popleft()
-                    if isinstance(item, GenStats):
-                        self.last_stats = item
-                        return
-                    if isinstance(item, BaseException):
-                        raise item
-                    if not cancel.is_set():  # once cancelled, tokens already queued are dropped
-                        yield item
-        finally:
-            closed.set()
+        return threaded_stream(lambda cancelled, emit: self.generate(prompt_ids, params, cancelled, emit), cancel,
+                               on_stats)
 
     def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
                  emit: Callable[[TokenOut], None]) -> GenStats:
@@ -193,37 +156,15 @@ class LlamaCppBackend:
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {llm.n_ctx()}")
             self.last_prompt = prompt
             start = time.perf_counter()
-            common = 0
-            for cached, wanted in zip(llm.input_ids[: llm.n_tokens].tolist(), prompt, strict=False):
-                if cached != wanted:
-                    break
-                common += 1
-            common = min(common, len(prompt) - 1)  # evaluate at least one token to get fresh logits
+            common = common_prefix(llm.input_ids[: llm.n_tokens].tolist(), prompt)
             llm.n_tokens = common  # eval() drops the KV cache from here on
             llm.eval(prompt[common:])
             stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
             n_vocab = llm.n_vocab()
-            required = params.heal
-            for _ in range(params.max_new_tokens):
-                if cancelled():
-                    stats.cancelled = True
-                    break
-                logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
-                if required:
-                    allowed = index.allowed(required)
-                    if not allowed:
-                        required = b""
-                        token = int(np.argmax(logits))
-                    else:
-                        token = allowed[int(np.argmax(logits[allowed]))]
-                        required = index.advance(required, index.pieces[token])
-                else:
-                    token = int(np.argmax(logits))
-                if token in params.stop_ids or token in self._special:
-                    break
-                stats.generated += 1
-                emit(TokenOut(token, index.pieces[token]))
-                if stats.generated < params.max_new_tokens and not cancelled():
-                    llm.eval([token])
+
+            def logits() -> np.ndarray:
+                return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
+
+            greedy(logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats)
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats

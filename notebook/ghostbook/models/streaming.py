@@ -1,0 +1,102 @@
+"""What every in-process backend shares: the greedy loop with the healing constraint, and streaming
+its tokens from a worker thread to the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from ghostbook.completion.healing import TokenIndex
+from ghostbook.models.backend import GenParams, GenStats, TokenOut
+
+WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
+
+Emit = Callable[[TokenOut], None]
+
+
+def common_prefix(cached: Sequence[int], wanted: Sequence[int]) -> int:
+    """How many leading tokens two sequences share (at most len(wanted) - 1: the last is always run)."""
+    n = 0
+    for a, b in zip(cached, wanted, strict=False):
+        if a != b:
+            break
+        n += 1
+    return min(n, len(wanted) - 1)
+
+
+def greedy(logits: Callable[[], Any], step: Callable[[int], None], params: GenParams, index: TokenIndex,
+           special: Collection[int], cancelled: Callable[[], bool], emit: Emit, stats: GenStats) -> None:
+    """Pick the best token (among those spelling `params.heal` while it lasts), emit, feed it back."""
+    required = params.heal
+    for _ in range(params.max_new_tokens):
+        if cancelled():
+            stats.cancelled = True
+            return
+        scores = np.asarray(logits())
+        allowed = index.allowed(required) if required else []
+        if allowed:
+            token = allowed[int(np.argmax(scores[allowed]))]
+            required = index.advance(required, index.pieces[token])
+        else:
+            required = b""
+            token = int(np.argmax(scores))
+        if token in params.stop_ids or token in special:
+            return
+        stats.generated += 1
+        emit(TokenOut(token, index.pieces[token]))
+        if stats.generated < params.max_new_tokens and not cancelled():
+            step(token)
+
+
+async def threaded_stream(generate: Callable[[Callable[[], bool], Emit], GenStats], cancel: threading.Event,
+                          on_stats: Callable[[GenStats], None]) -> AsyncGenerator[TokenOut, None]:
+    """Run `generate(cancelled, emit)` in a worker thread and yield what it emits.
+
+    Tokens pass through a deque; the worker wakes the event loop for the first token, the end, and
+    then at most every WAKE_S (each wake-up costs a thread switch on a small, busy CPU). Once `cancel`
+    is set, tokens already queued are dropped and the worker stops at its next check.
+    """
+    loop = asyncio.get_running_loop()
+    pending: deque[TokenOut | GenStats | BaseException] = deque()
+    ready = asyncio.Event()
+    closed = threading.Event()
+    last_wake = [0.0]
+
+    def emit(item: TokenOut | GenStats | BaseException) -> None:
+        pending.append(item)
+        now = time.perf_counter()
+        if not isinstance(item, TokenOut) or now - last_wake[0] >= WAKE_S:
+            last_wake[0] = now
+            try:
+                loop.call_soon_threadsafe(ready.set)
+            except RuntimeError:  # the loop is gone
+                closed.set()
+
+    def work() -> None:
+        try:
+            emit(generate(lambda: cancel.is_set() or closed.is_set(), emit))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            emit(exc)
+
+    loop.run_in_executor(None, work)
+    try:
+        while True:
+            await ready.wait()
+            ready.clear()
+            while pending:
+                item = pending.popleft()
+                if isinstance(item, GenStats):
+                    on_stats(item)
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                if not cancel.is_set():
+                    yield item
+    finally:
+        closed.set()
