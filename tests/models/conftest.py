@@ -11,7 +11,8 @@ TEXTS_FROM = ["textwrap.py", "string.py", "bisect.py", "heapq.py"]
 
 
 def build_tiny_gguf(folder: Path, seed: int = 0) -> Path:
-    """Train a 512-token byte-level BPE on a few stdlib files, make a random 2-layer Llama, write GGUF f32."""
+    """Train a 512-token byte-level BPE on a few stdlib files, make a random 2-layer Llama, write it as
+    GGUF f32 (returned) and as a transformers folder `hf/` beside it."""
     import torch
     from ghostbook.training.gguf_writer import write_gguf
     from ghostbook.training.model import ModelShape, build_model, llama_config
@@ -29,6 +30,9 @@ def build_tiny_gguf(folder: Path, seed: int = 0) -> Path:
     model = build_model(llama_config(shape, special))
     with torch.no_grad():  # logit 0 for special tokens: greedy output never stops early by chance
         model.model.embed_tokens.weight[list(special.values())] = 0.0
+    from ghostbook.training.export import export_hf
+
+    export_hf(model, tok_path, folder / "hf")  # the same weights as a transformers folder
     return write_gguf(model, tok_path, folder / "tiny-ghostbook.gguf", "f32", name="ghostbook-tiny")
 
 
@@ -36,7 +40,7 @@ def shared_tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One tiny GGUF per test session, whichever test folder asks first."""
     folder = tmp_path_factory.getbasetemp() / "tiny-gguf"
     path = folder / "tiny-ghostbook.gguf"
-    if not path.is_file():
+    if not path.is_file() or not (folder / "hf" / "config.json").is_file():
         folder.mkdir(exist_ok=True)
         build_tiny_gguf(folder)
     return path

@@ -34,6 +34,14 @@ async def test_bad_files_give_error_status(tmp_path: Path, content: bytes | None
     assert registry.status.to_json()["path"] in (None, str(path))
 
 
+async def test_a_folder_loads_with_transformers(tiny_gguf: Path) -> None:
+    registry = ModelRegistry()
+    backend = await registry.ensure(str(tiny_gguf.parent / "hf"))
+    assert backend is not None and type(backend).__name__ == "TransformersBackend"
+    assert backend.info.family == "ghostbook"
+    await registry.close()
+
+
 async def test_switching_models_replaces_the_backend(tiny_gguf: Path, tmp_path: Path) -> None:
     registry = ModelRegistry()
     assert await registry.ensure(str(tmp_path / "missing.gguf")) is None
@@ -73,7 +81,9 @@ def test_default_follows_fim_json(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
 @pytest.mark.parametrize(("tokens", "name", "family"), [
     ({"<|fim_prefix|>", "<fim_prefix>"}, "", "qwen2.5-coder"),
-    ({"<fim_prefix>"}, "starcoder2", "starcoder"),
+    ({"<fim_prefix>", "<file_sep>"}, "starcoder2", "starcoder"),
+    ({"<fim_prefix>", "<filename>"}, "", "starcoder"),
+    ({"<fim_prefix>"}, "", "ghostbook"),
     ({"<fim_prefix>"}, "ghostbook-fim", "ghostbook"),
     ({"<fim-prefix>"}, "", "santacoder"),
     ({"<｜fim▁begin｜>"}, "", "deepseek-coder"),

@@ -24,7 +24,7 @@ class CompletionSettings:
     debounce_mode: DebounceMode = "fixed"
     max_new_tokens: int = 64
     context_tokens: int = 1024
-    model: str = "default"
+    model: str = "default"  # or a .gguf file, or a transformers model folder
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,7 +56,7 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
                 raise SettingsError("debounce_mode must be 'fixed' or 'adaptive'")
         elif key == "model":
             if not isinstance(value, str) or not value.strip() or len(value) > 4096:
-                raise SettingsError("model must be 'default' or a path to a .gguf file")
+                raise SettingsError("model must be 'default', a .gguf file or a transformers model folder")
             value = value.strip()
         clean[key] = value
     return replace(current, **clean)

@@ -94,6 +94,8 @@ def resolve(setting: str) -> tuple[CatalogEntry | None, Path]:
         entry = CATALOG["default"]
         return (replace(entry, layout=layout) if layout in ("psm", "spm") else entry), path
     path = Path(setting).expanduser()
+    if path.is_dir() and (path / "config.json").is_file():
+        return None, path  # a transformers model folder
     if not path.is_file():
         raise ModelNotFound(f"model file not found: {path}")
     if path.suffix.lower() != ".gguf":
@@ -110,7 +112,8 @@ def detect_family(lookup: Callable[[str], int | None], name: str = "") -> str | 
     """The FIM family of a vocabulary, from the special tokens it holds (None if it has no FIM tokens)."""
     for marker, family in _MARKERS:
         if lookup(marker) is not None:
-            if family == "starcoder" and name.startswith("ghostbook"):
-                return "ghostbook"
+            if family == "starcoder" and (name.startswith("ghostbook") or all(
+                    lookup(t) is None for t in ("<filename>", "<file_sep>", "<gh_stars>", "<repo_name>"))):
+                return "ghostbook"  # StarCoder's FIM tokens without its repository/file tokens
             return family
     return None

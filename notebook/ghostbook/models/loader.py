@@ -21,7 +21,12 @@ Listener = Callable[[ModelStatus], None]
 BackendFactory = Callable[[Path, str | None, str], Backend]
 
 
-def llamacpp_factory(path: Path, family: str | None, name: str) -> Backend:
+def default_factory(path: Path, family: str | None, name: str) -> Backend:
+    """llama.cpp for a .gguf file, transformers for a model folder."""
+    if path.is_dir():
+        from ghostbook.models.transformers_backend import TransformersBackend
+
+        return TransformersBackend(path, family=family, name=name)
     from ghostbook.models.llamacpp_backend import LlamaCppBackend
 
     return LlamaCppBackend(path, family=family, name=name)
@@ -30,7 +35,7 @@ def llamacpp_factory(path: Path, family: str | None, name: str) -> Backend:
 class ModelRegistry:
     """Holds at most one loaded backend, for the current model setting."""
 
-    def __init__(self, factory: BackendFactory = llamacpp_factory) -> None:
+    def __init__(self, factory: BackendFactory = default_factory) -> None:
         self._factory = factory
         self.setting: str | None = None
         self.backend: Backend | None = None

@@ -1,0 +1,161 @@
+"""A Hugging Face model folder (config.json, safetensors, tokenizer.json) run by transformers.
+
+For GPUs (torch sees CUDA: float16 there) and for checking llama.cpp against the reference. Same
+contract as the llama.cpp backend: greedy, healing constraint, a worker thread, cancel between tokens,
+and the KV cache (a `DynamicCache`, cropped to the shared prefix) reused across requests.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from collections.abc import AsyncGenerator, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ghostbook.completion.healing import TokenIndex
+from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
+from ghostbook.models.catalog import detect_family
+from ghostbook.models.streaming import common_prefix, greedy, threaded_stream
+
+
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet: printable stand-in character -> byte."""
+    bs = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs, strict=True)}
+
+
+class TransformersBackend:
+    def __init__(self, path: Path, family: str | None = None, name: str | None = None, device: str | None = None,
+                 threads: int | None = None) -> None:
+        self.path = Path(path)
+        self._family = family
+        self._device = device
+        self._threads = threads
+        self.info = BackendInfo(name or self.path.name, str(self.path), family or "", 0, 0)
+        self.last_stats = GenStats()
+        self.last_prompt: list[int] = []
+        self._model: Any = None
+        self._tok: Any = None
+        self._index: TokenIndex | None = None
+        self._special: frozenset[int] = frozenset()
+        self._cache: Any = None
+        self._tokens: list[int] = []  # what the KV cache holds
+        self._cache_arg = "cache"
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        if not (self.path / "config.json").is_file() or not (self.path / "tokenizer.json").is_file():
+            raise ModelLoadError(f"not a transformers model folder (config.json, tokenizer.json): {self.path}")
+        try:
+            import torch
+            from tokenizers import Tokenizer
+            from transformers import AutoModelForCausalLM
+        except ImportError as exc:
+            raise ModelLoadError(f"transformers is not installed: {exc}") from None
+        device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if self._threads:
+            torch.set_num_threads(self._threads)
+        try:
+            tok = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                str(self.path), dtype=torch.float16 if device == "cuda" else torch.float32)
+            model = model.to(device).eval()
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise ModelLoadError(f"cannot load {self.path}: {exc}") from None
+        n_vocab = int(model.config.vocab_size)
+        vocab = tok.get_vocab(with_added_tokens=True)
+        by_id = {i: t for t, i in vocab.items()}
+        special = {int(i) for i, t in tok.get_added_tokens_decoder().items() if t.special}
+        table = _byte_decoder()
+        pieces = []
+        for i in range(n_vocab):
+            text = by_id.get(i, "")
+            if i in special or not text:
+                pieces.append(b"")
+            elif all(c in table for c in text):
+                pieces.append(bytes(table[c] for c in text))
+            else:
+                pieces.append(tok.decode([i]).encode())
+        self._tok, self._model, self._special = tok, model, frozenset(special)
+        params = inspect.signature(model.forward).parameters
+        self._cache_arg = "cache" if "cache" in params else "past_key_values"
+        self._index = TokenIndex(pieces, special)
+        self._vocab = vocab
+        family = self._family or detect_family(self.lookup, str(getattr(model.config, "name_or_path", ""))) or ""
+        if not family:
+            raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
+        self.info = BackendInfo(self.info.name, str(self.path), family, int(model.config.max_position_embeddings),
+                                n_vocab, {"device": device})
+
+    def unload(self) -> None:
+        with self._lock:
+            self._model, self._cache, self._tokens, self._index = None, None, [], None
+
+    def forget(self) -> None:
+        with self._lock:
+            self._cache, self._tokens = None, []
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self._tok.encode(text, add_special_tokens=False).ids) if text else []
+
+    def lookup(self, token_text: str) -> int | None:
+        token = self._vocab.get(token_text)
+        return None if token is None else int(token)
+
+    def piece(self, token: int) -> bytes:
+        assert self._index is not None
+        return self._index.pieces[token]
+
+    def stream(self, prompt_ids: Sequence[int], params: GenParams,
+               cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
+        def on_stats(stats: GenStats) -> None:
+            self.last_stats = stats
+
+        return threaded_stream(lambda cancelled, emit: self.generate(prompt_ids, params, cancelled, emit), cancel,
+                               on_stats)
+
+    def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
+                 emit: Callable[[TokenOut], None]) -> GenStats:
+        """Blocking greedy generation, reusing the cached keys and values of the shared prefix."""
+        import torch
+        from transformers import DynamicCache
+
+        with self._lock, torch.no_grad():
+            if self._model is None or self._index is None:
+                raise ModelLoadError("the model is not loaded")
+            model, prompt = self._model, list(prompt_ids)
+            if not prompt or len(prompt) + params.max_new_tokens > self.info.n_ctx:
+                raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {self.info.n_ctx}")
+            self.last_prompt = prompt
+            start = time.perf_counter()
+            common = common_prefix(self._tokens, prompt) if self._cache is not None else 0
+            if common == 0:
+                self._cache = DynamicCache()
+            elif len(self._tokens) > common:
+                self._cache.crop(common - len(self._tokens))  # negative: drop that many (any version)
+            self._tokens = prompt[:common]
+            last: list[Any] = []
+
+            def feed(ids: list[int]) -> None:
+                kwargs = {self._cache_arg: self._cache}  # "cache" in transformers 5, "past_key_values" before
+                out = model(input_ids=torch.tensor([ids], device=model.device), use_cache=True, logits_to_keep=1,
+                            **kwargs)
+                self._cache = getattr(out, "cache", None) or out.past_key_values
+                self._tokens.extend(ids)
+                last[:] = [out.logits[0, -1].float().cpu().numpy()]
+
+            feed(prompt[common:])
+            stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
+            greedy(lambda: last[0], lambda token: feed([token]), params, self._index, self._special, cancelled, emit,
+                   stats)
+            stats.total_ms = (time.perf_counter() - start) * 1000
+            return stats

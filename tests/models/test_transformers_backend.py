@@ -1,0 +1,69 @@
+"""The transformers backend on the same tiny model: same greedy tokens as llama.cpp, KV reuse, cancel."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from ghostbook.models.backend import GenParams, ModelLoadError, TokenOut
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.transformers_backend import TransformersBackend
+
+CODE = (Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "completion" / "cache.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def hf(tiny_gguf: Path) -> TransformersBackend:
+    b = TransformersBackend(tiny_gguf.parent / "hf", threads=1)
+    b.load()
+    return b
+
+
+def fim(b: TransformersBackend | LlamaCppBackend, prefix: str) -> list[int]:
+    ids = [b.lookup("<fim_suffix>"), b.lookup("<fim_prefix>"), *b.tokenize(prefix), b.lookup("<fim_middle>")]
+    return [int(i) for i in ids if i is not None]
+
+
+async def collect(b: TransformersBackend | LlamaCppBackend, prompt: list[int], params: GenParams,
+                  cancel: threading.Event | None = None) -> list[TokenOut]:
+    return [t async for t in b.stream(prompt, params, cancel or threading.Event())]
+
+
+async def test_same_tokens_and_pieces_as_llama_cpp(hf: TransformersBackend, tiny_gguf: Path) -> None:
+    cpp = LlamaCppBackend(tiny_gguf, n_ctx=1024, threads=1)
+    cpp.load()
+    assert hf.info.family == cpp.info.family == "ghostbook"
+    assert hf.tokenize(CODE[:300]) == cpp.tokenize(CODE[:300])
+    assert [hf.piece(i) for i in range(512)] == [cpp.piece(i) for i in range(512)]
+    for cut in (120, 260, 400):
+        prompt = fim(hf, CODE[:cut])
+        assert [t.id for t in await collect(hf, prompt, GenParams(10))] == [
+            t.id for t in await collect(cpp, prompt, GenParams(10))]
+    cpp.unload()
+
+
+async def test_kv_reuse_gives_the_same_tokens(hf: TransformersBackend) -> None:
+    hf.forget()
+    cold = await collect(hf, fim(hf, CODE[:500]), GenParams(8))
+    await collect(hf, fim(hf, CODE[:450]), GenParams(8))
+    warm = await collect(hf, fim(hf, CODE[:500]), GenParams(8))
+    assert hf.last_stats.reused_tokens > 100
+    assert warm == cold
+
+
+async def test_healing_and_cancel(hf: TransformersBackend) -> None:
+    out = await collect(hf, fim(hf, CODE[:200]), GenParams(5, heal=b" self"))
+    text = b"".join(t.piece for t in out)
+    assert text.startswith(b" self") or b" self".startswith(text)
+    cancel = threading.Event()
+    got = []
+    async for token in hf.stream(fim(hf, CODE[:200]), GenParams(100), cancel):
+        got.append(token)
+        cancel.set()
+    assert len(got) == 1 and hf.last_stats.cancelled
+
+
+def test_not_a_model_folder(tmp_path: Path) -> None:
+    with pytest.raises(ModelLoadError, match="not a transformers model folder"):
+        TransformersBackend(tmp_path).load()
