@@ -19,7 +19,7 @@ def last_logits(llm: object) -> np.ndarray:
 class LlamaCppBackend:
     """A GGUF model run by llama.cpp (greedy, KV cache reused across the prompt's common prefix)."""
 
-    def __init__(self, path: Path, n_ctx: int = 1024, threads: int = 1) -> None:
+    def __init__(self, path: Path, n_ctx: int = 512, threads: int = 1) -> None:
         import llama_cpp
 
         self.path = Path(path)
@@ -72,7 +72,7 @@ class LlamaCppBackend:
 class HFBackend:
     """A transformers causal LM with its tokenizer (fp32 on CPU, greedy with a KV cache)."""
 
-    def __init__(self, path: Path, threads: int = 1, device: str = "cpu") -> None:
+    def __init__(self, path: Path, threads: int = 1, device: str = "cpu", n_ctx: int | None = None) -> None:
         import torch
         from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
@@ -85,7 +85,7 @@ class HFBackend:
         # transformers >= 5 renamed `past_key_values` to `cache`.
         self._cache_kw = "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
         self.device = device
-        self.n_ctx = int(self.model.config.max_position_embeddings)
+        self.n_ctx = n_ctx or int(self.model.config.max_position_embeddings)
         self.vocab_size = int(self.model.config.vocab_size)
         ids = self.tok.convert_tokens_to_ids([EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE])
         self.eot, self.fim_prefix, self.fim_suffix, self.fim_middle = (int(i) for i in ids)
@@ -143,9 +143,9 @@ class _ByteDecoder:
 _BYTE_DECODER = _ByteDecoder()
 
 
-def load_backend(path: Path, threads: int = 1, n_ctx: int = 1024) -> LlamaCppBackend | HFBackend:
+def load_backend(path: Path, threads: int = 1, n_ctx: int = 512) -> LlamaCppBackend | HFBackend:
     """A `.gguf` file runs on llama.cpp; a folder with config.json on transformers."""
     path = Path(path)
     if path.suffix == ".gguf":
         return LlamaCppBackend(path, n_ctx=n_ctx, threads=threads)
-    return HFBackend(path, threads=threads)
+    return HFBackend(path, threads=threads, n_ctx=n_ctx)

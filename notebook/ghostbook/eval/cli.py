@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout", default="~/.cache/ghostbook/train/corpus/val.jsonl")
     ap.add_argument("--heldout-n", type=int, default=300)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--n-ctx", type=int, default=1024)
+    ap.add_argument("--n-ctx", type=int, default=512, help="prompt + generation budget (trained length)")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-task results here")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)

@@ -54,7 +54,7 @@ def evaluate(backend: Backend, index: TokenIndex, tasks: list[Task], kind: str, 
              progress: bool = True) -> Summary:
     """Complete every task greedily and score it."""
     single = kind != "multi"
-    max_new = max_new or (48 if single else 160)
+    max_new = max_new or (48 if single else 128)
     results = []
     for task in tqdm(tasks, desc=f"eval {kind}", unit="task", disable=not progress):
         t0 = time.perf_counter()

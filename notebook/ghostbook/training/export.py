@@ -50,17 +50,18 @@ def quantize(src: Path, dst: Path, quant: str, threads: int = 1) -> Path:
 
 
 def export_gguf(model: LlamaForCausalLM, tokenizer_json: Path, out_dir: Path, quants: list[str],
-                stem: str = "ghostbook-fim") -> list[Path]:
+                stem: str = "ghostbook-fim", context_length: int | None = None) -> list[Path]:
     """Write `STEM-f16.gguf` (and/or f32) and each requested quantisation from it."""
     from ghostbook.training.gguf_writer import write_gguf
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     base = "f32" if "f32" in quants else "f16"
-    src = write_gguf(model, tokenizer_json, out_dir / f"{stem}-{base}.gguf", base)
+    src = write_gguf(model, tokenizer_json, out_dir / f"{stem}-{base}.gguf", base, context_length=context_length)
     paths.append(src)
     if base == "f32" and "f16" in quants:
-        paths.append(write_gguf(model, tokenizer_json, out_dir / f"{stem}-f16.gguf", "f16"))
+        paths.append(write_gguf(model, tokenizer_json, out_dir / f"{stem}-f16.gguf", "f16",
+                                context_length=context_length))
     for q in quants:
         if q in QUANT_TYPES:
             paths.append(quantize(src, out_dir / f"{stem}-{q}.gguf", q))
@@ -74,4 +75,5 @@ def export_all(run_dir: Path, tokenizer_json: Path, out_dir: Path, quants: list[
     model, state = load_model(run_dir)
     export_hf(model, tokenizer_json, out_dir / "hf")
     shutil.copy(tokenizer_json, out_dir / "tokenizer.json")
-    return [out_dir / "hf", *export_gguf(model, tokenizer_json, out_dir, quants)]
+    seq_len = state.get("preset", {}).get("seq_len")
+    return [out_dir / "hf", *export_gguf(model, tokenizer_json, out_dir, quants, context_length=seq_len)]

@@ -65,13 +65,14 @@ def _add_tokenizer(w: gguf.GGUFWriter, tokenizer_json: Path, vocab_size: int) ->
 
 
 def write_gguf(model: LlamaForCausalLM, tokenizer_json: Path, path: Path, ftype: str = "f16",
-               name: str = "ghostbook-fim") -> Path:
-    """Write `model` as GGUF with 2-D weights in `ftype` ("f16" or "f32") and norms in f32."""
+               name: str = "ghostbook-fim", context_length: int | None = None) -> Path:
+    """Write `model` as GGUF with 2-D weights in `ftype` ("f16" or "f32") and norms in f32;
+    `context_length` is the trained sequence length (default: the config's maximum)."""
     cfg = model.config
     n_head, n_kv = cfg.num_attention_heads, cfg.num_key_value_heads
     w = gguf.GGUFWriter(str(path), "llama")
     w.add_name(name)
-    w.add_context_length(cfg.max_position_embeddings)
+    w.add_context_length(context_length or cfg.max_position_embeddings)
     w.add_embedding_length(cfg.hidden_size)
     w.add_block_count(cfg.num_hidden_layers)
     w.add_feed_forward_length(cfg.intermediate_size)

@@ -21,9 +21,16 @@ def ship(export_dir: Path, quant: str = "q8_0", dest: Path | None = None) -> Pat
     tok = json.loads((export_dir / "tokenizer.json").read_text())
     ids = {t["content"]: t["id"] for t in tok["added_tokens"]}
     fim = {"template": "psm", "add_bos": False, "tokens": {name: ids[name] for name in SPECIAL_TOKENS},
-           "gguf": target.name}
+           "gguf": target.name, "context_length": _context_length(src)}
     (dest / "fim.json").write_text(json.dumps(fim, indent=1) + "\n")
     return target
+
+
+def _context_length(gguf_path: Path) -> int:
+    import gguf
+
+    field = gguf.GGUFReader(str(gguf_path)).get_field("llama.context_length")
+    return int(field.parts[field.data[0]][0])
 
 
 def _table(rows: list[dict[str, object]], keys: list[str]) -> str:
