@@ -117,3 +117,14 @@ def test_missing_and_corrupt_files(tmp_path: Path, tiny_gguf: Path) -> None:
     truncated.write_bytes(tiny_gguf.read_bytes()[:5000])
     with pytest.raises(ModelLoadError, match="corrupt"):
         LlamaCppBackend(truncated).load()
+
+
+async def test_a_request_cancelled_while_waiting_does_not_run(backend: LlamaCppBackend) -> None:
+    first_prompt = fim(backend, CODE[:600])
+    await collect(backend, first_prompt, GenParams(2))
+    cancel = threading.Event()
+    cancel.set()
+    assert await collect(backend, fim(backend, "import os\n" + CODE[:300]), GenParams(8), cancel) == []
+    assert backend.last_stats.cancelled and backend.last_stats.generated == 0
+    await collect(backend, first_prompt, GenParams(2))  # the KV cache still holds the first prompt
+    assert backend.last_stats.reused_tokens == len(first_prompt) - 1

@@ -151,6 +151,8 @@ class LlamaCppBackend:
 
         with self._lock:
             llm, index = self._require(), self.index
+            if cancelled():  # superseded while waiting for the model: don't touch the KV cache
+                return GenStats(len(prompt_ids), cancelled=True)
             prompt = list(prompt_ids)
             if not prompt or len(prompt) + params.max_new_tokens > llm.n_ctx():
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {llm.n_ctx()}")

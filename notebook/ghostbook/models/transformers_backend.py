@@ -133,6 +133,8 @@ class TransformersBackend:
             if self._model is None or self._index is None:
                 raise ModelLoadError("the model is not loaded")
             model, prompt = self._model, list(prompt_ids)
+            if cancelled():  # superseded while waiting for the model: don't touch the KV cache
+                return GenStats(len(prompt_ids), cancelled=True)
             if not prompt or len(prompt) + params.max_new_tokens > self.info.n_ctx:
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {self.info.n_ctx}")
             self.last_prompt = prompt
