@@ -68,6 +68,19 @@ async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> No
     assert backend.prompts[0][-2] == 258  # the cursor ends the last cell: an empty suffix
 
 
+async def test_weak_model_gets_no_auto_requests_in_comments(tmp_path: Path) -> None:
+    import dataclasses
+
+    backend = ScriptedBackend("more words")
+    backend.info = dataclasses.replace(backend.info, extra={"code_only": True})
+    cells = [FakeCell("a", "code", "x = 1  # the answer is ")]
+    service, out, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r1", "a", 23))
+    assert out.of("suggestion", "r1")[-1]["text"] == "" and backend.prompts == []
+    await service.suggest("t1", suggest("r2", "a", 23, "forced"))
+    assert out.of("suggestion", "r2")[-1]["text"] == "more words"
+
+
 async def test_healing_backs_up_and_strips(tmp_path: Path) -> None:
     backend = ScriptedBackend("sum(xs)")
     service, out, _ = make_service(tmp_path, backend)

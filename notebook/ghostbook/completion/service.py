@@ -130,6 +130,9 @@ class CompletionService:
         if backend is None:
             status = self.registry.status
             return self._emit_error(client_id, inflight, status.message or f"the model is {status.state}")
+        if gate.skip_reason(source, cursor, msg.trigger, code_only=bool(backend.info.extra.get("code_only"))):
+            self._emit(client_id, inflight, msg, cursor, "", True, "model")
+            return
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
         ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
                                                budget, self._provider.namespace_lines() if self._provider else ())

@@ -27,6 +27,7 @@ class CatalogEntry:
     ram_mb: float | None = None
     description: str = ""
     layout: str | None = None  # "psm" or "spm"; None: the family template's default
+    code_only: bool = False  # a small model: no automatic suggestions inside strings and comments
 
     @property
     def special_tokens(self) -> list[str]:
@@ -39,7 +40,8 @@ class CatalogEntry:
 CATALOG: dict[str, CatalogEntry] = {
     "default": CatalogEntry("default", "ghostbook", 1024, "MIT (model); trained on permissively licensed code",
                             {"q8_0": str(DEFAULT_DIR / DEFAULT_GGUF_NAME)}, None, 11, 64,
-                            "Ghostbook's own small FIM model, trained by `ghostbook train --preset default`"),
+                            "Ghostbook's own small FIM model, trained by `ghostbook train --preset default`",
+                            code_only=True),
     "starcoder2-3b": CatalogEntry("starcoder2-3b", "starcoder", 16384, "BigCode OpenRAIL-M",
                                   {"q4_k_m": "starcoder2-3b-Q4_K_M.gguf"}, "bigcode/starcoder2-3b", 1850, 2600),
     "tiny_starcoder_py": CatalogEntry("tiny_starcoder_py", "starcoder", 8192, "BigCode OpenRAIL-M",

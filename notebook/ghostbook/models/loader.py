@@ -95,8 +95,11 @@ class ModelRegistry:
         if self.setting != setting:  # the setting changed while this one loaded
             await asyncio.to_thread(backend.unload)
             return
-        if entry is not None and entry.layout:
-            backend.info = dataclasses.replace(backend.info, extra={**backend.info.extra, "layout": entry.layout})
+        if entry is not None:
+            extra = {**backend.info.extra, "code_only": entry.code_only}
+            if entry.layout:
+                extra["layout"] = entry.layout
+            backend.info = dataclasses.replace(backend.info, extra=extra)
         self.backend = backend
         self._set(ModelStatus("ready", name, str(path), 1.0, None))
 
