@@ -82,3 +82,11 @@ def test_namespace_block_is_bounded() -> None:
     header = ctx.prefix.split(CELL_SEPARATOR)[0]
     assert header.startswith(NAMESPACE_HEADER) and builder.tokens(header) <= 100
     assert as_code(CellText("markdown", "a\n\nb")) == "# a\n#\n# b"
+
+
+def test_suffix_share_is_adjustable() -> None:
+    cells = [CellText("code", "x = "), *[CellText("code", f"y{i} = {i}" + " " * 40) for i in range(30)]]
+    builder = ContextBuilder(count)
+    small = builder.build(cells, 0, 4, 400, suffix_share=0.125)
+    large = builder.build(cells, 0, 4, 400, suffix_share=0.25)
+    assert builder.tokens(small.suffix) <= 50 < builder.tokens(large.suffix) <= 100

@@ -72,12 +72,14 @@ class ContextBuilder:
         return n
 
     def build(self, cells: Sequence[CellText], index: int, cursor: int, budget: int,
-              namespace: Sequence[str] = ()) -> Context:
-        """Context for `cursor` in `cells[index]`."""
+              namespace: Sequence[str] = (), suffix_share: float = 0.25) -> Context:
+        """Context for `cursor` in `cells[index]`; the suffix gets at most `suffix_share` of the budget
+        (less suits a PSM prompt, where every keystroke re-evaluates the suffix)."""
         source = cells[index].source
         cursor = max(0, min(cursor, len(source)))
         cell_prefix, cell_suffix = source[:cursor], source[cursor:]
-        prefix_budget = budget - budget // 4  # the suffix gets at most a quarter
+        suffix_budget = int(budget * suffix_share)
+        prefix_budget = budget - suffix_budget
 
         # the namespace block: whole lines, at most an eighth of the budget
         ns_lines: list[str] = []
@@ -102,7 +104,7 @@ class ContextBuilder:
         prefix = header + "".join(t + CELL_SEPARATOR for t in reversed(above)) + near_prefix
 
         suffix_left = budget - self.tokens(prefix)
-        suffix = self._head_lines(cell_suffix, min(suffix_left, budget // 4))
+        suffix = self._head_lines(cell_suffix, min(suffix_left, suffix_budget))
         if suffix == cell_suffix:
             suffix_left -= self.tokens(suffix)
             for cell in cells[index + 1 :]:
@@ -110,7 +112,7 @@ class ContextBuilder:
                 if not text:
                     continue
                 cost = self.tokens(CELL_SEPARATOR + text)
-                if cost > min(suffix_left, budget // 4 - self.tokens(suffix)):
+                if cost > min(suffix_left, suffix_budget - self.tokens(suffix)):
                     break
                 suffix += CELL_SEPARATOR + text
                 suffix_left -= cost

@@ -23,7 +23,7 @@ from ghostbook.completion.context import CellText, Context, ContextBuilder, Cont
 from ghostbook.completion.healing import heal, should_heal
 from ghostbook.completion.settings import SettingsError, SettingsStore, shared_store
 from ghostbook.completion.stats import CompletionStats
-from ghostbook.completion.templates import TemplateError, build_prompt, get_template, stop_ids
+from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
 from ghostbook.models.backend import Backend, GenParams, GenStats, ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_registry
 
@@ -134,8 +134,10 @@ class CompletionService:
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
+        layout = self._layout(backend)
         ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
-                                               budget, self._provider.namespace_lines() if self._provider else ())
+                                               budget, self._provider.namespace_lines() if self._provider else (),
+                                               0.25 if layout == "spm" else 0.125)
         hit = self.cache.get(ctx.prefix, ctx.suffix)
         if hit is not None:
             self.stats.cache_hits += 1
@@ -157,9 +159,8 @@ class CompletionService:
         if should_heal(ctx.prefix):
             prefix_ids, removed = heal(prefix_ids, backend.piece)
         try:
-            layout = backend.info.extra.get("layout")  # the catalog's choice, else the family's default
             prompt = build_prompt(template, prefix_ids, backend.tokenize(ctx.suffix), backend.lookup,
-                                  layout if layout in ("psm", "spm") else None)
+                                  self._layout(backend))
             stops = stop_ids(template, backend.lookup)
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))
@@ -187,6 +188,19 @@ class CompletionService:
         if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
             return None
         return shown
+
+    @staticmethod
+    def _layout(backend: Backend) -> Layout:
+        """The catalog's layout for this model, else its family's default."""
+        layout = backend.info.extra.get("layout")
+        if layout == "psm":
+            return "psm"
+        if layout == "spm":
+            return "spm"
+        try:
+            return get_template(backend.info.family).default_layout
+        except TemplateError:
+            return "psm"
 
     def _builder_for(self, backend: Backend) -> ContextBuilder:
         if self._builder is None or self._builder[0] is not backend:
