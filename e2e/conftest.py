@@ -4,7 +4,9 @@ its kernels down."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,16 +41,20 @@ def _frontend_built() -> None:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    root = tmp_path / "notebooks"
+def server() -> Iterator[Server]:
+    # Our own temp folder rather than tmp_path: other pytest sessions on this machine prune
+    # /tmp/pytest-of-USER while we run.
+    base = Path(tempfile.mkdtemp(prefix="ghostbook-e2e-"))
+    root = base / "notebooks"
     root.mkdir()
     port = _free_port()
-    process = launch_server(root, port, tmp_path / "server.log")
+    process = launch_server(root, port, base / "server.log")
     srv = Server(f"http://127.0.0.1:{port}", root, process)
     try:
         yield srv
     finally:
         stop_server(srv.process)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

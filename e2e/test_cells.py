@@ -66,7 +66,7 @@ def test_cell_buttons_markdown_and_edit_mode_navigation(server: Server, page: Pa
     expect(cells(page).nth(2).get_by_test_id("cell-editor")).to_contain_text("b = 2")
 
 
-def test_reconnects_with_a_fresh_snapshot(server: Server, page: Page, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+def test_reconnects_with_a_fresh_snapshot(server: Server, page: Page) -> None:
     write_notebook(server.root / "re.ipynb", [("code", "print('before')")])
     open_notebook(page, server.url("/notebooks/re.ipynb"))
     expect(page.get_by_test_id("connection-status")).to_have_text("connected")
@@ -76,7 +76,7 @@ def test_reconnects_with_a_fresh_snapshot(server: Server, page: Page, tmp_path_f
     write_notebook(server.root / "re.ipynb", [("code", "print('changed on disk')"), ("markdown", "# new")])
     port = urlparse(server.base_url).port
     assert port is not None
-    server.process = launch_server(server.root, port, tmp_path_factory.mktemp("log") / "server.log")
+    server.process = launch_server(server.root, port, server.root.parent / "server.log")
 
     expect(page.get_by_test_id("connection-status")).to_have_text("connected", timeout=20_000)
     expect(cells(page)).to_have_count(2)

@@ -59,6 +59,15 @@ function kernelCompletionSource(context: EditorContext) {
   };
 }
 
+/** Esc closes a visible popup (and takes the key). A request still waiting on the kernel is
+ * dropped without taking the key, so Esc still reaches the notebook (command mode). */
+function closePopup(view: EditorView): boolean {
+  const status = completionStatus(view.state);
+  if (status === null) return false;
+  closeCompletion(view);
+  return status === "active";
+}
+
 /** Marks the popup element with a test id once CodeMirror has drawn it. */
 function tagPopup(view: EditorView): void {
   const popup = view.dom.querySelector(".cm-tooltip-autocomplete");
@@ -132,7 +141,7 @@ function intellisense(context: EditorContext) {
         { key: "ArrowUp", run: moveCompletionSelection(false) },
         { key: "PageDown", run: moveCompletionSelection(true, "page") },
         { key: "PageUp", run: moveCompletionSelection(false, "page") },
-        { key: "Escape", run: (view) => closeCompletion(view) || panel.close() },
+        { key: "Escape", run: (view) => closePopup(view) || panel.close() },
         { key: "Shift-Tab", run: inspect },
       ]),
     ),

@@ -38,7 +38,7 @@ export function installCommandKeys(actions: CommandActions): () => void {
 
   const onKeyDown = (event: KeyboardEvent) => {
     const mod = event.ctrlKey || event.metaKey;
-    if (mod && !event.altKey && event.key.toLowerCase() === "s") {
+    if (mod && !event.altKey && event.key.toLowerCase() === "s" && !event.defaultPrevented) {
       event.preventDefault();
       actions.save();
       return;

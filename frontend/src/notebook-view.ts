@@ -245,9 +245,9 @@ export class NotebookView implements CellHost {
       el(
         "div",
         { class: "notebook-error", testid: "notebook-error", role: "alert" },
-        el("h1", {}, "This notebook cannot be opened"),
+        el("h1", {}, this.loaded ? "This notebook was closed" : "This notebook cannot be opened"),
         el("pre", {}, message),
-        el("p", {}, "The file was left untouched. "),
+        el("p", {}, this.loaded ? "" : "The file was left untouched."),
         el("a", { href: treeUrl(parentDir(this.path)), testid: "back-to-files" }, "Back to files"),
       ),
     );
