@@ -192,3 +192,22 @@ def test_percentile_nearest_rank() -> None:
     assert percentile([], 50) is None
     assert percentile([40.0, 80.0], 50) == 40.0
     assert percentile([float(i) for i in range(1, 101)], 95) == 95.0
+
+
+async def test_prompt_always_fits_the_model(tmp_path: Path) -> None:
+    import dataclasses
+
+    class Inflating(ScriptedBackend):
+        """Joined text costs more than its pieces counted apart (as BPE merges across boundaries may)."""
+
+        def tokenize(self, text: str) -> list[int]:
+            return list(text.encode()) + [32] * (20 * text.count("\n\nv"))
+
+    backend = Inflating("1")
+    backend.info = dataclasses.replace(backend.info, n_ctx=300)
+    cells = [FakeCell(f"c{i}", "code", f"v{i} = {i}") for i in range(200)] + [FakeCell("z", "code", "w = ")]
+    service, out, _ = make_service(tmp_path, backend, cells=cells)
+    service.store.update({"max_new_tokens": 64, "context_tokens": 4096})
+    await service.suggest("t1", suggest("r1", "z", 4))
+    assert out.of("suggestion", "r1")[-1]["done"]
+    assert len(backend.prompts[0]) + 64 <= 300

@@ -158,9 +158,15 @@ class CompletionService:
         prefix_ids, removed = backend.tokenize(ctx.prefix), b""
         if should_heal(ctx.prefix):
             prefix_ids, removed = heal(prefix_ids, backend.piece)
+        suffix_ids = backend.tokenize(ctx.suffix)
+        # the budget was counted piece by piece; if the joined text came out longer, cut the far ends
+        excess = len(prefix_ids) + len(suffix_ids) + 8 + max_new - backend.info.n_ctx
+        if excess > 0:
+            cut = min(excess, len(suffix_ids))
+            suffix_ids = suffix_ids[: len(suffix_ids) - cut]
+            prefix_ids = prefix_ids[excess - cut :]
         try:
-            prompt = build_prompt(template, prefix_ids, backend.tokenize(ctx.suffix), backend.lookup,
-                                  self._layout(backend))
+            prompt = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, self._layout(backend))
             stops = stop_ids(template, backend.lookup)
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))
