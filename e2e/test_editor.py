@@ -149,3 +149,24 @@ def test_intellisense_enter_accepts_tab_does_not(server: Server, page: Page) -> 
     expect(inspect).to_contain_text("Return the number of items")
     page.keyboard.press("Escape")
     expect(inspect).to_be_hidden()
+
+
+def test_escape_works_while_the_kernel_is_busy(server: Server, page: Page) -> None:
+    """A completion request waiting on a busy kernel must not swallow Esc (or Enter)."""
+    write_notebook(server.root / "busy.ipynb", [("code", "import time\ntime.sleep(4)"), ("code", "")])
+    open_notebook(page, server.url("/notebooks/busy.ipynb"))
+    wait_idle(page)
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    expect(page.get_by_test_id("kernel-status")).to_have_text("busy", timeout=KERNEL_TIMEOUT)
+    cell = cells(page).nth(1)
+    cell.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.type("pri")
+    page.wait_for_timeout(300)  # the completion request is now queued behind the sleep
+    page.keyboard.press("Enter")
+    page.keyboard.type("x")
+    assert editor_text(cell).splitlines() == ["pri", "x"]
+    page.keyboard.press("Escape")
+    expect(cell).not_to_have_class(EDITING)
+    expect(cell).to_have_class(SELECTED)
+    expect(page.get_by_test_id("completion-popup")).to_have_count(0)
+    expect(cells(page).nth(0)).to_have_attribute("data-state", "running")  # still sleeping: the point
