@@ -150,11 +150,16 @@ def _detab(line: str) -> str:
 
 
 def drop_repetitive(text: str, ctx: FilterContext) -> str:
-    """Drop output whose end is one short piece repeated over most of it (a small model looping).
-    Only the end is checked (on the reversed text, so the regex tries one position): cheap per token."""
+    """Drop output where one short piece repeats over most of it (a small model looping). While
+    streaming only the end is checked (on the reversed text, so the regex tries one position); the
+    final text is scanned whole."""
     match = REPEAT.match(text[::-1])
     if match is not None and match.end() >= max(12, len(text) // 2) and match.group(1).strip():
         return ""
+    if ctx.final:
+        for match in REPEAT.finditer(text):
+            if match.end() - match.start() >= max(12, len(text) // 2) and match.group(1).strip():
+                return ""
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) >= 3 and len(set(lines)) == 1:
         return ""
