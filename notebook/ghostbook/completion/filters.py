@@ -27,6 +27,7 @@ class FilterContext:
     prefix: str
     suffix: str
     final: bool = True
+    truncated: bool = False  # generation ended at the token limit, not at a stop
 
     @property
     def line_before(self) -> str:
@@ -174,6 +175,13 @@ def drop_blank(text: str, ctx: FilterContext) -> str:
 # ---- final --------------------------------------------------------------------------------------
 
 
+def drop_truncated_line(text: str, ctx: FilterContext) -> str:
+    """At the token limit, a multi-line suggestion keeps only its complete lines."""
+    if ctx.truncated and "\n" in text.lstrip("\n"):
+        return text[: text.rfind("\n")]
+    return text
+
+
 def strip_trailing_whitespace(text: str, ctx: FilterContext) -> str:
     return text.rstrip()
 
@@ -193,7 +201,7 @@ def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
 
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule)
 CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_repetitive, drop_blank)
-FINAL: tuple[Filter, ...] = (strip_trailing_whitespace, drop_if_breaks_parse, drop_blank)
+FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_if_breaks_parse, drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 
 

@@ -189,7 +189,9 @@ class CompletionService:
                     return None
                 shown = text
         if not stopped:
-            shown, _ = filters.run(_strip(raw, removed), filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix))
+            truncated = backend.last_stats.generated >= max_new
+            shown, _ = filters.run(_strip(raw, removed), filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix,
+                                                                               truncated=truncated))
         self.last_gen = backend.last_stats
         if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
             return None
