@@ -20,11 +20,11 @@ from ghostbook import protocol as p
 from ghostbook.completion import filters, gate
 from ghostbook.completion.cache import SuggestionCache
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider
-from ghostbook.completion.healing import heal, should_heal
+from ghostbook.completion.prompt import layout_for, make_prompt
 from ghostbook.completion.settings import SettingsError, SettingsStore, shared_store
 from ghostbook.completion.stats import CompletionStats
-from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
-from ghostbook.models.backend import Backend, GenParams, GenStats, ModelStatus
+from ghostbook.completion.templates import TemplateError
+from ghostbook.models.backend import Backend, GenStats, ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_registry
 
 log = logging.getLogger(__name__)
@@ -134,7 +134,7 @@ class CompletionService:
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
-        layout = self._layout(backend)
+        layout = layout_for(backend)
         ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
                                                budget, self._provider.namespace_lines() if self._provider else (),
                                                0.25 if layout == "spm" else 0.125)
@@ -154,27 +154,16 @@ class CompletionService:
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
                         backend: Backend, ctx: Context, max_new: int) -> str | None:
         """Stream the model's middle through the filters; the final text, or None if cancelled."""
-        template = get_template(backend.info.family)
-        prefix_ids, removed = backend.tokenize(ctx.prefix), b""
-        if should_heal(ctx.prefix):
-            prefix_ids, removed = heal(prefix_ids, backend.piece)
-        suffix_ids = backend.tokenize(ctx.suffix)
-        # the budget was counted piece by piece; if the joined text came out longer, cut the far ends
-        excess = len(prefix_ids) + len(suffix_ids) + 8 + max_new - backend.info.n_ctx
-        if excess > 0:
-            cut = min(excess, len(suffix_ids))
-            suffix_ids = suffix_ids[: len(suffix_ids) - cut]
-            prefix_ids = prefix_ids[excess - cut :]
         try:
-            prompt = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, self._layout(backend))
-            stops = stop_ids(template, backend.lookup)
+            prompt = make_prompt(backend, ctx, max_new)
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))
             return None
+        removed = prompt.params.heal
         fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
         raw, shown, stopped = b"", "", False
         self.stats.model_calls += 1
-        stream = backend.stream(prompt, GenParams(max_new, stops, removed), inflight.cancel)
+        stream = backend.stream(prompt.ids, prompt.params, inflight.cancel)
         async with contextlib.aclosing(stream):
             async for token in stream:
                 if stopped:
@@ -196,19 +185,6 @@ class CompletionService:
         if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
             return None
         return shown
-
-    @staticmethod
-    def _layout(backend: Backend) -> Layout:
-        """The catalog's layout for this model, else its family's default."""
-        layout = backend.info.extra.get("layout")
-        if layout == "psm":
-            return "psm"
-        if layout == "spm":
-            return "spm"
-        try:
-            return get_template(backend.info.family).default_layout
-        except TemplateError:
-            return "psm"
 
     def _builder_for(self, backend: Backend) -> ContextBuilder:
         if self._builder is None or self._builder[0] is not backend:

@@ -1,0 +1,48 @@
+"""Token ids for one request: encode the context, heal the cut token, fit the model, apply the template."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ghostbook.completion.context import Context
+from ghostbook.completion.healing import heal, should_heal
+from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
+from ghostbook.models.backend import Backend, GenParams
+
+SPECIAL_MARGIN = 8  # room for the template's special tokens
+
+
+@dataclass(frozen=True)
+class Prompt:
+    ids: list[int]
+    params: GenParams  # max new tokens, stop ids, and the healed bytes the output must start with
+
+
+def layout_for(backend: Backend) -> Layout:
+    """The catalog's layout for this model (models/default/fim.json), else its family's default."""
+    layout = backend.info.extra.get("layout")
+    if layout == "psm":
+        return "psm"
+    if layout == "spm":
+        return "spm"
+    try:
+        return get_template(backend.info.family).default_layout
+    except TemplateError:
+        return "psm"
+
+
+def make_prompt(backend: Backend, ctx: Context, max_new: int) -> Prompt:
+    """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens)."""
+    template = get_template(backend.info.family)
+    prefix_ids, removed = backend.tokenize(ctx.prefix), b""
+    if should_heal(ctx.prefix):
+        prefix_ids, removed = heal(prefix_ids, backend.piece)
+    suffix_ids = backend.tokenize(ctx.suffix)
+    # the budget was counted piece by piece; if the joined text came out longer, cut the far ends
+    excess = len(prefix_ids) + len(suffix_ids) + SPECIAL_MARGIN + max_new - backend.info.n_ctx
+    if excess > 0:
+        cut = min(excess, len(suffix_ids))
+        suffix_ids = suffix_ids[: len(suffix_ids) - cut]
+        prefix_ids = prefix_ids[excess - cut :]
+    ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, layout_for(backend))
+    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed))
