@@ -250,7 +250,8 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"loading"|"ready"|"error", name,
 #                 path, progress: float|null, message: str|null}
 # completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
-#                 cache_hits}}
+#                 cache_hits, server_p50_ms, server_p95_ms}}   (p50/p95: client-reported latencies when any,
+#                 else the server's request -> done; server_*: always the server's; null when no data)
 # pong          {type, ref}
 # error         {type, ref, message}
 # fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
