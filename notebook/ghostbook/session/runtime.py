@@ -75,8 +75,9 @@ class NotebookSession:
     # ---- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the notebook's kernel in the background."""
+        """Start the notebook's kernel in the background (and the completion model, shared, if not loaded)."""
         self._spawn(self._start_kernel(self.data.kernel.name or self._default_kernel))
+        _ = self.completion
 
     async def close(self) -> None:
         """Save, stop the kernel, and drop all clients."""
