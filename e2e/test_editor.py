@@ -52,6 +52,19 @@ def test_command_mode_keys(server: Server, page: Page) -> None:
     expect(cells(page)).to_have_count(4)
     expect(cells(page).nth(0).get_by_test_id("cell-editor")).to_contain_text("first = 1")
 
+    # c copies, v pastes below; x cuts
+    page.keyboard.press("ArrowUp")
+    expect(cells(page).nth(0)).to_have_class(SELECTED)
+    page.keyboard.press("c")
+    page.keyboard.press("v")
+    expect(cells(page)).to_have_count(5)
+    expect(cells(page).nth(1).get_by_test_id("cell-editor")).to_contain_text("first = 1")
+    expect(cells(page).nth(1)).to_have_class(SELECTED)
+    page.keyboard.press("x")
+    expect(cells(page)).to_have_count(4)
+    expect(cells(page).nth(1)).not_to_contain_text("first = 1")
+
+    page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowDown")

@@ -7,6 +7,8 @@ export interface CommandActions {
   insert(where: "above" | "below"): void;
   deleteSelected(): void;
   restoreDeleted(): void;
+  copySelected(cut: boolean): void;
+  paste(where: "above" | "below"): void;
   setType(type: "code" | "markdown" | "raw"): void;
   moveSelected(delta: number): void;
   run(how: "stay" | "advance" | "insert"): void;
@@ -82,6 +84,18 @@ export function installCommandKeys(actions: CommandActions): () => void {
           break;
         case "z":
           actions.restoreDeleted();
+          break;
+        case "c":
+          actions.copySelected(false);
+          break;
+        case "x":
+          actions.copySelected(true);
+          break;
+        case "v":
+          actions.paste("below");
+          break;
+        case "V":
+          actions.paste("above");
           break;
         case "m":
           actions.setType("markdown");

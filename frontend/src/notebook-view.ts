@@ -37,6 +37,8 @@ export class NotebookView implements CellHost {
   private selectedId: string | null = null;
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
+  /** Cell copied with c or cut with x (command mode), pasted with v / Shift+V. */
+  private clipboard: { type: CellType; source: string } | null = null;
   private readonly sources: SourceSync;
   private loaded = false;
 
@@ -84,6 +86,8 @@ export class NotebookView implements CellHost {
       },
       deleteSelected: () => this.selectedId && this.deleteCells([this.selectedId]),
       restoreDeleted: () => this.connection.send({ type: "restore_deleted" }),
+      copySelected: (cut) => this.copySelected(cut),
+      paste: (where) => this.paste(where),
       setType: (type) => this.selectedId && this.setCellType(this.selectedId, type),
       moveSelected: (delta) => this.selectedId && this.moveCell(this.selectedId, delta),
       run: (how) => this.selectedId && this.run(this.selectedId, how),
@@ -330,10 +334,25 @@ export class NotebookView implements CellHost {
     }
   }
 
-  insertAt(index: number, type: CellType = "code", mode: Mode = "command"): void {
+  private copySelected(cut: boolean): void {
+    const model = this.selectedId ? this.state.get(this.selectedId) : undefined;
+    if (!model) return;
+    this.clipboard = { type: model.type, source: model.source };
+    if (cut) this.deleteCells([model.id]);
+  }
+
+  private paste(where: "above" | "below"): void {
+    if (!this.clipboard) return;
+    const index = this.selectedIndex();
+    const at = where === "above" ? Math.max(index, 0) : index + 1;
+    this.insertAt(at, this.clipboard.type, "command", this.clipboard.source);
+  }
+
+  insertAt(index: number, type: CellType = "code", mode: Mode = "command", source = ""): void {
     const id = newCellId();
     this.pendingSelect = { id, mode };
-    if (!this.connection.send({ type: "insert_cell", index: Math.max(0, index), cell_type: type, cell_id: id })) {
+    const message = { type: "insert_cell" as const, index: Math.max(0, index), cell_type: type, cell_id: id, source };
+    if (!this.connection.send(message)) {
       showToast("Not connected: the cell was not added");
     }
   }

@@ -18,6 +18,8 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "a / b", action: "Insert a cell above / below" },
   { mode: "Command", keys: "d d", action: "Delete the selected cell" },
   { mode: "Command", keys: "z", action: "Restore the last deleted cells" },
+  { mode: "Command", keys: "c / x", action: "Copy / cut the selected cell" },
+  { mode: "Command", keys: "v / Shift+V", action: "Paste the cell below / above" },
   { mode: "Command", keys: "m / y / r", action: "Make the cell markdown / code / raw" },
   { mode: "Command", keys: "Ctrl+↑ / Ctrl+↓", action: "Move the cell up / down" },
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
