@@ -323,6 +323,9 @@ export interface CompletionStats {
     requests: number;
     model_calls: number;
     cache_hits: number;
+    /** The server's request -> done latencies (p50_ms/p95_ms prefer client-reported ones). */
+    server_p50_ms: number | null;
+    server_p95_ms: number | null;
   };
 }
 export interface Pong {
