@@ -34,3 +34,8 @@ def test_stoppers_report_stop_while_streaming() -> None:
     assert filters.run("compute(", ctx) == ("compute(", False)  # partial: not final, no parse check
     text, stopped = filters.run("compute()\n\ny", ctx)
     assert (text, stopped) == ("compute()", True)
+
+
+def test_a_loop_stops_generation() -> None:
+    ctx = FilterContext("x = ", "", final=False)
+    assert filters.run("f(a, b, b, b, b, b, b, b, b, b", ctx) == ("", True)

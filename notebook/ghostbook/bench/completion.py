@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
@@ -35,10 +36,11 @@ class Cell:
     source: str
 
 
-def notebook_cases(n: int) -> list[tuple[list[Cell], int, int]]:
-    """(cells, index of the cursor's cell, cursor) from stdlib files cut into cells at top-level statements."""
+def notebook_cases(n: int) -> list[tuple[list[Cell], int, int, str]]:
+    """(cells, index of the cursor's cell, cursor, the rest of the cursor's line, cut away) from stdlib
+    files cut into cells at top-level statements."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    cases: list[tuple[list[Cell], int, int]] = []
+    cases: list[tuple[list[Cell], int, int, str]] = []
     for k, name in enumerate(FILES * 3):
         if len(cases) >= n:
             break
@@ -63,7 +65,7 @@ def notebook_cases(n: int) -> list[tuple[list[Cell], int, int]]:
         cells = [Cell(f"c{i}", "code", c) for i, c in enumerate(chunks)]
         cells[index] = Cell(f"c{index}", "code", chunks[index][:cursor] + "\n" + chunks[index][cursor:].split(
             "\n", 1)[-1] if "\n" in chunks[index][cursor:] else chunks[index][:cursor])
-        cases.append((cells, index, cursor))
+        cases.append((cells, index, cursor, chunks[index][cursor:].split("\n", 1)[0]))
     return cases
 
 
@@ -76,10 +78,33 @@ class Outbox:
             self.done[str(message["ref"])] = message
 
 
-async def timed(service: CompletionService, ref: str, cell: str, cursor: int) -> float:
+async def timed(service: CompletionService, ref: str, cell: str, cursor: int,
+                trigger: Literal["auto", "forced"] = "forced") -> float:
     start = time.perf_counter()
-    await service.suggest("bench", p.Suggest(type="suggest", ref=ref, cell_id=cell, cursor=cursor, trigger="forced"))
+    await service.suggest("bench", p.Suggest(type="suggest", ref=ref, cell_id=cell, cursor=cursor, trigger=trigger))
     return (time.perf_counter() - start) * 1000
+
+
+async def typing_session(service: CompletionService, outbox: Outbox, cell: Cell, cursor: int, future: str,
+                         latencies: list[float]) -> tuple[int, int, int, int]:
+    """Type `future` at `cursor` one character at a time, like a user: an automatic request after a
+    pause (here: every third character, or after a space or punctuation); typed characters that match
+    the ghost text consume it without a request.
+    Returns (characters typed, characters the ghost text predicted, requests, model calls)."""
+    ghost, since, predicted = "", 0, 0
+    requests, calls = service.stats.requests, service.stats.model_calls
+    for i, ch in enumerate(future):
+        cell.source = cell.source[:cursor + i] + ch + cell.source[cursor + i:]
+        if ghost.startswith(ch):
+            ghost, predicted = ghost[1:], predicted + 1
+            continue
+        ghost, since = "", since + 1
+        if since >= 3 or ch in " .(,=[":
+            since = 0
+            ref = f"t{id(cell)}-{i}"
+            latencies.append(await timed(service, ref, cell.id, cursor + i + 1, "auto"))
+            ghost = str(outbox.done.get(ref, {}).get("text", ""))
+    return len(future), predicted, service.stats.requests - requests, service.stats.model_calls - calls
 
 
 def bare(backend: LlamaCppBackend, prompt: list[int], n: int) -> float:
@@ -118,11 +143,14 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
         typed: list[float] = []
         typed_calls: list[int] = []
         reused: list[float] = []
-        for k, (cells, index, cursor) in enumerate(notebook_cases(n)):
+        session_ms: list[float] = []
+        session = [0, 0, 0, 0]  # characters typed, predicted, requests, model calls
+        for k, (cells, index, cursor, future) in enumerate(notebook_cases(n)):
             outbox = Outbox()
             service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None, registry,
                                         store)
             cell = cells[index]
+            original = cell.source
             runs: list[tuple[float, float, float]] = []
             for r in range(repeat + (k == 0)):  # the first case once more, as a warm-up
                 service.cache.clear()
@@ -156,12 +184,16 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
                 calls = service.stats.model_calls
                 typed.append(await timed(service, f"{k}c", cell.id, cursor + len(added) + len(typed_text)))
                 typed_calls.append(service.stats.model_calls - calls)
+            cell.source = original  # a user typing the rest of the line: realistic, mostly warm requests
+            result = await typing_session(service, outbox, cell, cursor, future, session_ms)
+            session = [a + b for a, b in zip(session, result, strict=True)]
             await service.close()
         print(f"\n{'request (ms)':<28} {'p50':>9} {'p95':>9} {'mean':>9} {'n':>5}")
         for name, values in (("cold (server)", cold), ("cold (bare llama-cpp)", bare_ms),
                              ("cold prompt eval", cold_prompt), ("+1 line, warm KV (server)", line),
                              ("+1 line, cold KV (server)", line_cold), ("+1 line prompt eval, warm", line_prompt),
-                             ("+1 line prompt eval, cold", line_cold_prompt), ("typed-through (server)", typed)):
+                             ("+1 line prompt eval, cold", line_cold_prompt), ("typed-through (server)", typed),
+                             ("typing session (server)", session_ms)):
             print(row(name, values))
         print("\nratios")
         print(f"  server overhead (cold server / bare)       {sum(cold) / sum(bare_ms):.3f}x   goal <= 1.10x")
@@ -171,6 +203,8 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
         print(f"  prompt tokens reused after +1 line         {statistics.fmean(reused):.1%}")
         print(f"  typed-through model calls                  {sum(typed_calls)} in {len(typed_calls)} requests"
               "   goal 0")
+        print(f"  typing session: {session[0]} characters typed, {session[1]} predicted by ghost text "
+              f"({session[1] / max(1, session[0]):.1%}), {session[2]} requests, {session[3]} model calls")
         await registry.close()
     return 0
 

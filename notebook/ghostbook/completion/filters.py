@@ -155,11 +155,11 @@ def drop_repetitive(text: str, ctx: FilterContext) -> str:
     streaming only the end is checked (on the reversed text, so the regex tries one position); the
     final text is scanned whole."""
     match = REPEAT.match(text[::-1])
-    if match is not None and match.end() >= max(12, len(text) // 2) and match.group(1).strip():
+    if match is not None and match.end() >= max(24, len(text) // 2) and match.group(1).strip():
         return ""
     if ctx.final:
         for match in REPEAT.finditer(text):
-            if match.end() - match.start() >= max(12, len(text) // 2) and match.group(1).strip():
+            if match.end() - match.start() >= max(24, len(text) // 2) and match.group(1).strip():
                 return ""
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) >= 3 and len(set(lines)) == 1:
@@ -199,8 +199,10 @@ def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
     return text
 
 
-STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule)
-CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_repetitive, drop_blank)
+# drop_repetitive is a stopper: once the output loops, generating more is waste
+STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
+                                drop_repetitive)
+CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_blank)
 FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_if_breaks_parse, drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 
