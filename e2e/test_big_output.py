@@ -35,6 +35,7 @@ def test_million_line_print_stays_responsive(server: Server, page: Page) -> None
     assert text.startswith("0\n1\n2\n")
     assert "999999" in text.splitlines()[-1] or text.rstrip().endswith("999999")
     assert "dropped" in text
+    expect(output(big).get_by_test_id("output-dropped")).to_contain_text("lines")
     assert len(text) < 200_000
     print(f"worst keystroke round trip while printing: {worst * 1000:.0f} ms")
     assert worst < 2.0, f"a keystroke took {worst:.2f}s while output streamed"

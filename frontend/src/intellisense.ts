@@ -13,6 +13,7 @@ import {
   completionStatus,
   moveCompletionSelection,
 } from "@codemirror/autocomplete";
+import { indentLess } from "@codemirror/commands";
 import { Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { ansiToHtml } from "./ansi";
@@ -111,7 +112,7 @@ class InspectPanel {
 function intellisense(context: EditorContext) {
   const panel = new InspectPanel(context.panelHost);
   const inspect = (view: EditorView): boolean => {
-    if (context.cellType() !== "code") return false;
+    if (context.cellType() !== "code") return indentLess(view);
     const text = view.state.doc.toString();
     const cursor = toCodePoints(text, view.state.selection.main.head);
     void context.connection

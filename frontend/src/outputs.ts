@@ -31,10 +31,20 @@ export function pickMime(data: Record<string, unknown>): string | null {
   return keys.length ? keys[0] : null;
 }
 
+/** The line the server puts where it dropped the middle of a long stream (session/outputs.py). */
+const DROPPED_MARKER = /^\[… [\d,]+ lines \([\d,]+ characters\) of output dropped …\]\n?/m;
+
 function textBlock(text: string, className: string): HTMLElement {
   const pre = document.createElement("pre");
   pre.className = className;
-  if (hasAnsi(text)) pre.innerHTML = ansiToHtml(text);
+  const marker = hasAnsi(text) ? null : DROPPED_MARKER.exec(text);
+  if (marker) {
+    const note = document.createElement("span");
+    note.className = "output-dropped";
+    note.dataset.testid = "output-dropped";
+    note.textContent = marker[0];
+    pre.append(text.slice(0, marker.index), note, text.slice(marker.index + marker[0].length));
+  } else if (hasAnsi(text)) pre.innerHTML = ansiToHtml(text);
   else pre.textContent = text;
   if (countLines(text, SCROLL_LINES) >= SCROLL_LINES) pre.classList.add("scrolled");
   return pre;
