@@ -23,6 +23,7 @@ export class Connection {
   private refCounter = 0;
   private pending = new Map<string, Pending>();
   private beforeSendHooks: (() => void)[] = [];
+  private listeners = new Set<(message: ServerMessage) => void>();
   private reconnectTimer: number | null = null;
   private fatal = false;
   state: ConnectionState = "connecting";
@@ -41,6 +42,12 @@ export class Connection {
   /** Run `hook` before every outgoing message (used to flush pending edits first). */
   addBeforeSend(hook: () => void): void {
     this.beforeSendHooks.push(hook);
+  }
+
+  /** See every server message (e.g. streamed `suggestion`s for ghost text); returns an unsubscribe. */
+  addListener(listener: (message: ServerMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   open(): void {
@@ -112,6 +119,7 @@ export class Connection {
       return;
     }
     if (message.type === "fatal") this.fatal = true;
+    for (const listener of this.listeners) listener(message);
     const ref = "ref" in message ? message.ref : null;
     if (ref && this.pending.has(ref)) {
       const entry = this.pending.get(ref)!;

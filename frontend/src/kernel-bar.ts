@@ -2,6 +2,7 @@
 
 import { button, el } from "./dom";
 import { icon } from "./icons";
+import type { Connection } from "./connection";
 import type { KernelInfo, KernelSpecInfo, SaveInfo } from "./protocol";
 
 export interface ToolbarActions {
@@ -13,6 +14,16 @@ export interface ToolbarActions {
   save(): void;
   toggleHelp(): void;
   addCell(): void;
+}
+
+/** Builds an extra toolbar control (e.g. the ghost-text settings button) for a notebook. */
+export type ToolbarItemFactory = (connection: Connection) => HTMLElement;
+
+const toolbarItems: ToolbarItemFactory[] = [];
+
+/** Add a control to every notebook toolbar created from now on (call at module load). */
+export function registerToolbarItem(factory: ToolbarItemFactory): void {
+  toolbarItems.push(factory);
 }
 
 export function saveLabel(save: SaveInfo): string {
@@ -36,7 +47,7 @@ export class KernelBar {
   private readonly saveStatus: HTMLElement;
   readonly connectionStatus: HTMLElement;
 
-  constructor(title: HTMLElement, actions: ToolbarActions) {
+  constructor(title: HTMLElement, actions: ToolbarActions, connection: Connection) {
     this.status = el("span", { class: "kernel-status", testid: "kernel-status", role: "status" }, "starting");
     this.select = el("select", { class: "kernel-select", testid: "kernel-select", title: "Kernel" });
     this.select.addEventListener("change", () => actions.changeKernel(this.select.value));
@@ -53,6 +64,7 @@ export class KernelBar {
       button("Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
       button("Save", "save-notebook", "Save (Ctrl+S)", () => actions.save()),
       button(icon("keyboard", 16), "shortcuts-help", "Keyboard shortcuts (h)", () => actions.toggleHelp(), "icon-button"),
+      ...toolbarItems.map((factory) => factory(connection)),
     );
     const kernel = el(
       "div",

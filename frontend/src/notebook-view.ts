@@ -54,6 +54,10 @@ export class NotebookView implements CellHost {
       el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20)),
       el("span", { class: "notebook-name", testid: "notebook-name", title: path }, path),
     );
+    this.connection = Connection.forNotebook(path, {
+      onMessage: (message) => this.handle(message),
+      onStateChange: (state) => this.onConnection(state),
+    });
     this.bar = new KernelBar(title, {
       runAll: () => this.connection.send({ type: "run_all" }),
       interrupt: () => this.connection.send({ type: "interrupt_kernel" }),
@@ -63,7 +67,7 @@ export class NotebookView implements CellHost {
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
       addCell: () => this.insertAt(this.state.cells.length, "code", "edit"),
-    });
+    }, this.connection);
     this.list = el("main", { class: "cells", testid: "cells" });
     const addEnd = el("button", { class: "add-end", testid: "add-cell-end", type: "button" }, "+ Code cell");
     addEnd.addEventListener("click", () => this.insertAt(this.state.cells.length, "code", "edit"));
@@ -71,10 +75,6 @@ export class NotebookView implements CellHost {
     this.root.dataset.loaded = "false";
     container.replaceChildren(this.root);
 
-    this.connection = Connection.forNotebook(path, {
-      onMessage: (message) => this.handle(message),
-      onStateChange: (state) => this.onConnection(state),
-    });
     this.sources = new SourceSync(this.connection);
     installCommandKeys({
       hasSelection: () => this.selectedId !== null && this.mode === "command",
