@@ -90,3 +90,32 @@ def test_suffix_share_is_adjustable() -> None:
     small = builder.build(cells, 0, 4, 400, suffix_share=0.125)
     large = builder.build(cells, 0, 4, 400, suffix_share=0.25)
     assert builder.tokens(small.suffix) <= 50 < builder.tokens(large.suffix) <= 100
+
+
+def test_cells_above_are_sticky_while_typing() -> None:
+    """With a key, typing in the cell keeps the same cells above until the slack is used up, so the
+    prompt's start (and the KV cache) survives many keystrokes; without, it shifts far more often."""
+    cells = [CellText("code", f"a{i} = {i}  # " + "x" * 20) for i in range(40)] + [CellText("code", "")]
+
+    def starts(key: str | None) -> int:
+        builder = ContextBuilder(count)
+        changes, last = 0, None
+        for n in range(1, 400):
+            cells[-1] = CellText("code", "y" * n)
+            prefix = builder.build(cells, 40, n, 300, key=key).prefix
+            head = prefix[:40]
+            changes += last is not None and head != last
+            last = head
+        return changes
+
+    sticky, plain = starts("cell"), starts(None)
+    assert sticky < plain / 3
+
+
+def test_sticky_cells_still_fit_the_budget() -> None:
+    builder = ContextBuilder(count)
+    cells = [CellText("code", f"a{i} = {i}  # " + "x" * 20) for i in range(40)] + [CellText("code", "")]
+    for n in range(1, 300, 7):
+        cells[-1] = CellText("code", "y" * n)
+        ctx = builder.build(cells, 40, n, 200, key="cell")
+        assert builder.tokens(ctx.prefix) + builder.tokens(ctx.suffix) <= 200

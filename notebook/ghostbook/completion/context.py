@@ -62,6 +62,7 @@ class ContextBuilder:
     def __init__(self, count_tokens: Callable[[str], int]) -> None:
         self._count = count_tokens
         self._memo: dict[str, int] = {}
+        self._above: dict[str, int] = {}  # cell key -> how many cells above its last context held
 
     def tokens(self, text: str) -> int:
         n = self._memo.get(text)
@@ -72,9 +73,13 @@ class ContextBuilder:
         return n
 
     def build(self, cells: Sequence[CellText], index: int, cursor: int, budget: int,
-              namespace: Sequence[str] = (), suffix_share: float = 0.25) -> Context:
+              namespace: Sequence[str] = (), suffix_share: float = 0.25, key: str | None = None) -> Context:
         """Context for `cursor` in `cells[index]`; the suffix gets at most `suffix_share` of the budget
-        (less suits a PSM prompt, where every keystroke re-evaluates the suffix)."""
+        (less suits a PSM prompt, where every keystroke re-evaluates the suffix).
+
+        With a `key` (the cell's id) the cells above are sticky: the ones the last context of that cell
+        held stay while they fit, and when some must go, an eighth of the budget is left free, so that
+        typing does not shift the start of the prompt (and void the KV cache) every few keystrokes."""
         source = cells[index].source
         cursor = max(0, min(cursor, len(source)))
         cell_prefix, cell_suffix = source[:cursor], source[cursor:]
@@ -91,16 +96,15 @@ class ContextBuilder:
 
         near_prefix = self._tail_lines(cell_prefix, prefix_budget - self.tokens(header))
         left = prefix_budget - self.tokens(header) - self.tokens(near_prefix)
-        above: list[str] = []
-        for cell in reversed(cells[:index]):
-            text = as_code(cell)
-            if not text:
-                continue
-            cost = self.tokens(text + CELL_SEPARATOR)
-            if cost > left:
-                break
-            above.append(text)
-            left -= cost
+        texts = [t for t in (as_code(c) for c in reversed(cells[:index])) if t]  # nearest first
+        costs = [self.tokens(t + CELL_SEPARATOR) for t in texts]
+        previous = self._above.get(key) if key is not None else None
+        n = _fitting(costs, left - budget // 8 if key is not None else left)
+        if previous is not None and previous <= _fitting(costs, left):
+            n = max(n, previous)
+        if key is not None:
+            self._above[key] = n
+        above = texts[:n]
         prefix = header + "".join(t + CELL_SEPARATOR for t in reversed(above)) + near_prefix
 
         suffix_left = budget - self.tokens(prefix)
@@ -141,3 +145,14 @@ class ContextBuilder:
             used += self.tokens(lines[end]) + 1
             end += 1
         return "\n".join(lines[:end])
+
+
+def _fitting(costs: Sequence[int], room: int) -> int:
+    """How many of `costs`, taken in order, fit in `room`."""
+    n = 0
+    for cost in costs:
+        if cost > room:
+            break
+        room -= cost
+        n += 1
+    return n

@@ -137,7 +137,7 @@ class CompletionService:
         layout = layout_for(backend)
         ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
                                                budget, self._provider.namespace_lines() if self._provider else (),
-                                               0.25 if layout == "spm" else 0.125)
+                                               0.25 if layout == "spm" else 0.125, key=msg.cell_id)
         hit = self.cache.get(ctx.prefix, ctx.suffix)
         if hit is not None:
             self.stats.cache_hits += 1
