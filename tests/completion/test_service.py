@@ -211,3 +211,30 @@ async def test_prompt_always_fits_the_model(tmp_path: Path) -> None:
     await service.suggest("t1", suggest("r1", "z", 4))
     assert out.of("suggestion", "r1")[-1]["done"]
     assert len(backend.prompts[0]) + 64 <= 300
+
+
+async def test_prewarm_makes_the_first_request_warm(tmp_path: Path, tiny_gguf: Path) -> None:
+    cells = [FakeCell("a", "code", "def add(a, b):\n    return a + b"), FakeCell("b", "code", "x = add(1, 2)\n")]
+    service, out, _ = make_service(tmp_path, model=str(tiny_gguf), cells=cells)
+    backend = await service.registry.ensure(str(tiny_gguf))
+    assert backend is not None
+    backend.forget()  # type: ignore[attr-defined]
+    await service.prewarm("b")
+    assert service.prewarms == 1 and out.sent == []  # nothing is sent for a prewarm
+    cells[1].source += "y"
+    await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
+    gen = service.last_gen
+    assert gen is not None and gen.reused_tokens >= gen.prompt_tokens - 4
+    await service.registry.close()
+
+
+async def test_a_request_cancels_a_prewarm(tmp_path: Path) -> None:
+    backend = ScriptedBackend("abc", delay=0.2)
+    service, out, _ = make_service(tmp_path, backend)
+    await service.registry.ensure(service.store.current.model)
+    prewarm = asyncio.create_task(service.prewarm("b"))
+    await asyncio.sleep(0.05)
+    request = service.suggest("t1", suggest("r1", "b", 8))
+    await prewarm
+    await request
+    assert service.prewarms == 0 and out.of("suggestion", "r1")[-1]["done"]

@@ -1,5 +1,5 @@
 """A real NotebookSession with a real kernel: the completion context's namespace summary follows
-executions, and a kernel restart clears it."""
+executions (and the model is prewarmed after one), and a kernel restart clears it."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ async def test_namespace_follows_executions(tmp_path: Path, tiny_gguf: Path, mon
         namespace = session._namespace
         assert namespace is not None
         await until(lambda: namespace.namespace_lines() == ["numbers: list len=3"])
+        await until(lambda: session.completion.prewarms == 1)  # the model read the prompt for the next edit
         await session.handle(tab, p.Suggest(type="suggest", ref="r", cell_id="a", cursor=7, trigger="forced"))
         await until(lambda: any(m["type"] == "suggestion" and m.get("done") for m in tab.messages))
         await session.handle(tab, p.RestartKernel(type="restart_kernel"))

@@ -128,3 +128,20 @@ async def test_a_request_cancelled_while_waiting_does_not_run(backend: LlamaCppB
     assert backend.last_stats.cancelled and backend.last_stats.generated == 0
     await collect(backend, first_prompt, GenParams(2))  # the KV cache still holds the first prompt
     assert backend.last_stats.reused_tokens == len(first_prompt) - 1
+
+
+async def test_cancel_during_a_long_prompt_keeps_the_evaluated_part(backend: LlamaCppBackend) -> None:
+    prompt = fim(backend, CODE[:1400])
+    assert len(prompt) > 300
+    backend.forget()
+    calls = 0
+
+    def cancelled() -> bool:
+        nonlocal calls
+        calls += 1
+        return calls > 1  # cancelled after the first chunk
+
+    stats = backend.generate(prompt, GenParams(8), cancelled, lambda t: None)
+    assert stats.cancelled and stats.generated == 0
+    await collect(backend, prompt, GenParams(2))
+    assert backend.last_stats.reused_tokens == 128  # the first chunk stayed in the KV cache

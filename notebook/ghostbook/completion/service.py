@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -21,7 +22,7 @@ from ghostbook.completion import filters, gate
 from ghostbook.completion.cache import SuggestionCache
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider
 from ghostbook.completion.prompt import layout_for, make_prompt
-from ghostbook.completion.settings import SettingsError, SettingsStore, shared_store
+from ghostbook.completion.settings import CompletionSettings, SettingsError, SettingsStore, shared_store
 from ghostbook.completion.stats import CompletionStats
 from ghostbook.completion.templates import TemplateError
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
@@ -62,6 +63,8 @@ class CompletionService:
         self.last_gen: GenStats | None = None
         self._inflight: dict[str, _Inflight] = {}
         self._builder: tuple[Backend, ContextBuilder] | None = None
+        self._prewarm = threading.Event()
+        self.prewarms = 0
         self._unsubscribe = self.registry.subscribe(self._on_model_status)
         if self.store.current.enabled:
             self.registry.start(self.store.current.model)
@@ -88,6 +91,7 @@ class CompletionService:
     def suggest(self, client_id: str, message: p.Suggest) -> asyncio.Task[None]:
         """Start answering `message` (cancelling this client's previous request); returns the task."""
         self._cancel(client_id)
+        self._prewarm.set()
         inflight = _Inflight(message.ref, threading.Event())
         self._inflight[client_id] = inflight
         inflight.task = asyncio.get_running_loop().create_task(self._run(client_id, message, inflight))
@@ -133,11 +137,7 @@ class CompletionService:
         if gate.skip_reason(source, cursor, msg.trigger, code_only=bool(backend.info.extra.get("code_only"))):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
-        budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
-        layout = layout_for(backend)
-        ctx = self._builder_for(backend).build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
-                                               budget, self._provider.namespace_lines() if self._provider else (),
-                                               0.25 if layout == "spm" else 0.125, key=msg.cell_id)
+        ctx = self._context(backend, cells, index, cursor, settings)
         hit = self.cache.get(ctx.prefix, ctx.suffix)
         if hit is not None:
             self.stats.cache_hits += 1
@@ -185,6 +185,46 @@ class CompletionService:
         if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
             return None
         return shown
+
+    def _context(self, backend: Backend, cells: Sequence[CellLike], index: int, cursor: int,
+                 settings: CompletionSettings) -> Context:
+        budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
+        return self._builder_for(backend).build(
+            [CellText(c.cell_type, c.source) for c in cells], index, cursor, budget,
+            self._provider.namespace_lines() if self._provider else (),
+            0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id)
+
+    async def prewarm_after(self, cell_id: str) -> None:
+        """`cell_id` just ran: prewarm the next code cell below it (the user's likely next place), or
+        that cell itself when it is the last."""
+        cells = list(self._cells())
+        index = next((i for i, c in enumerate(cells) if c.id == cell_id), None)
+        if index is not None:
+            below = [c.id for c in cells[index + 1 :] if c.cell_type == "code"]
+            await self.prewarm(below[0] if below else cell_id)
+
+    async def prewarm(self, cell_id: str) -> None:
+        """Evaluate the prompt for the end of `cell_id` while no request waits (after running a cell the
+        user usually types in the next one), so that the first real request finds it in the KV cache.
+        Any request cancels it."""
+        settings, backend = self.store.current, self.registry.backend
+        if not settings.enabled or backend is None or self.registry.status.state != "ready" or self._inflight:
+            return
+        cells = list(self._cells())
+        index = next((i for i, c in enumerate(cells) if c.id == cell_id), None)
+        if index is None or cells[index].cell_type != "code":
+            return
+        try:
+            prompt = make_prompt(backend, self._context(backend, cells, index, len(cells[index].source), settings),
+                                 settings.max_new_tokens)
+        except TemplateError:
+            return
+        self._prewarm = threading.Event()
+        stream = backend.stream(prompt.ids, dataclasses.replace(prompt.params, max_new_tokens=1), self._prewarm)
+        async with contextlib.aclosing(stream):
+            async for _ in stream:
+                pass
+        self.prewarms += not self._prewarm.is_set()
 
     def _builder_for(self, backend: Backend) -> ContextBuilder:
         if self._builder is None or self._builder[0] is not backend:

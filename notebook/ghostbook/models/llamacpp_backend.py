@@ -23,6 +23,7 @@ from ghostbook.models.catalog import detect_family
 from ghostbook.models.streaming import common_prefix, greedy, threaded_stream
 
 GGUF_MAGIC = b"GGUF"
+PROMPT_CHUNK = 128  # prompt tokens evaluated between two looks at the cancel flag
 
 
 def check_gguf(path: Path) -> None:
@@ -160,8 +161,15 @@ class LlamaCppBackend:
             start = time.perf_counter()
             common = common_prefix(llm.input_ids[: llm.n_tokens].tolist(), prompt)
             llm.n_tokens = common  # eval() drops the KV cache from here on
-            llm.eval(prompt[common:])
-            stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
+            rest = prompt[common:]
+            stats = GenStats(len(prompt), common)
+            for i in range(0, len(rest), PROMPT_CHUNK):  # a newer request need not wait for a long prompt
+                if i and cancelled():
+                    stats.cancelled = True
+                    stats.total_ms = stats.prompt_ms = (time.perf_counter() - start) * 1000
+                    return stats
+                llm.eval(rest[i : i + PROMPT_CHUNK])
+            stats.prompt_ms = (time.perf_counter() - start) * 1000
             n_vocab = llm.n_vocab()
 
             def logits() -> np.ndarray:
