@@ -133,12 +133,20 @@ class NotebookSession:
 
     def _on_kernel_event(self, event: KernelEvent) -> None:
         if not self.closed:
+            ran = self.data.msg_cells.get(event.msg_id) if isinstance(event, ExecutionFinished) else None
             self.apply(FromKernel(event))
             if self._namespace is not None:  # keep the completion context's namespace summary fresh
                 if isinstance(event, ExecutionFinished) and event.status in ("ok", "error"):
-                    self._spawn(self._namespace.refresh())
+                    self._spawn(self._after_execution(ran))
                 elif isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
                     self._namespace.clear()
+
+    async def _after_execution(self, cell_id: str | None) -> None:
+        """Refresh the namespace summary; when nothing else is queued, warm the model up for the next cell."""
+        assert self._namespace is not None and self._completion is not None
+        await self._namespace.refresh()
+        if cell_id is not None and not self.data.queue:
+            await self._completion.prewarm_after(cell_id)
 
     @property
     def completion(self) -> CompletionService:
