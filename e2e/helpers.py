@@ -31,9 +31,11 @@ class Server:
         return f"{self.base_url}{path}{sep}token={TOKEN}"
 
 
-def launch_server(root: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def launch_server(
+    root: Path, port: int, log: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     """Start `python -m ghostbook ROOT` on `port` and wait until it answers."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     with log.open("ab") as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", TOKEN, "--no-browser"],

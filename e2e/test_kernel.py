@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
 from playwright.sync_api import Page, expect
 
-from .helpers import KERNEL_TIMEOUT, Server, cells, open_notebook, output, wait_idle, write_notebook
+from .helpers import (
+    KERNEL_TIMEOUT,
+    Server,
+    cells,
+    launch_server,
+    open_notebook,
+    output,
+    stop_server,
+    wait_idle,
+    write_notebook,
+)
 
 
 def test_stdin_input_and_password(server: Server, page: Page) -> None:
@@ -82,3 +100,57 @@ def test_run_all_queues_and_clear_outputs(server: Server, page: Page) -> None:
     page.get_by_test_id("clear-outputs").click()
     expect(output(first)).to_have_text("")
     expect(output(last)).to_have_text("")
+
+
+def test_kernel_chooser_switches_kernelspec(page: Page) -> None:
+    """With a second kernelspec installed (via JUPYTER_PATH), the chooser lists it and switches to it."""
+    base = Path(tempfile.mkdtemp(prefix="ghostbook-e2e-"))
+    spec_dir = base / "jupyter" / "kernels" / "alt-python"
+    spec_dir.mkdir(parents=True)
+    (spec_dir / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Alt Python",
+        "language": "python",
+        "env": {"GHOSTBOOK_ALT_KERNEL": "yes"},
+    }))
+    root = base / "notebooks"
+    root.mkdir()
+    write_notebook(root / "choose.ipynb", [("code", "import os\nprint(os.environ.get('GHOSTBOOK_ALT_KERNEL', 'no'))")])
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = launch_server(root, port, base / "server.log", {"JUPYTER_PATH": str(base / "jupyter")})
+    try:
+        server = Server(f"http://127.0.0.1:{port}", root, process)
+        open_notebook(page, server.url("/notebooks/choose.ipynb"))
+        wait_idle(page)
+        chooser = page.get_by_test_id("kernel-select")
+        expect(chooser).to_have_value("python3")
+        expect(chooser.locator("option")).to_contain_text(["Alt Python"])
+        cell = cells(page).nth(0)
+        cell.get_by_test_id("run-cell").click()
+        expect(output(cell)).to_have_text("no\n", timeout=KERNEL_TIMEOUT)
+
+        chooser.select_option("alt-python")
+        # The server records the new kernelspec in the notebook once that kernel is up. (Its
+        # kernel_status events keep the old name until the next status change, so the page cannot
+        # tell yet; reported to the server's owner.)
+        deadline = time.monotonic() + KERNEL_TIMEOUT / 1000
+        while _kernelspec_name(root / "choose.ipynb") != "alt-python":
+            assert time.monotonic() < deadline, "the notebook never switched to alt-python"
+            time.sleep(0.1)
+        wait_idle(page)
+        cell.get_by_test_id("run-cell").click()
+        expect(output(cell)).to_have_text("yes\n", timeout=KERNEL_TIMEOUT)
+        page.reload()
+        expect(page.get_by_test_id("kernel-select")).to_have_value("alt-python")
+    finally:
+        stop_server(process)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _kernelspec_name(path: Path) -> str | None:
+    try:
+        return json.loads(path.read_text())["metadata"]["kernelspec"]["name"]
+    except (OSError, ValueError, KeyError):
+        return None

@@ -99,6 +99,7 @@ export class KernelBar {
   setKernelStatus(kernel: KernelInfo): void {
     this.status.textContent = kernel.status;
     this.element.dataset.kernelStatus = kernel.status;
+    this.element.dataset.kernelName = kernel.name;
     if (kernel.name && this.select.value !== kernel.name) {
       if (![...this.select.options].some((o) => o.value === kernel.name)) {
         this.select.append(el("option", { value: kernel.name }, kernel.display_name || kernel.name));
