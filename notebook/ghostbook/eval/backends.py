@@ -87,8 +87,9 @@ class HFBackend:
         self.device = device
         self.n_ctx = n_ctx or int(self.model.config.max_position_embeddings)
         self.vocab_size = int(self.model.config.vocab_size)
-        ids = self.tok.convert_tokens_to_ids([EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE])
-        self.eot, self.fim_prefix, self.fim_suffix, self.fim_middle = (int(i) for i in ids)
+        ids = [int(self.tok.convert_tokens_to_ids(t)) for t in  # type: ignore[arg-type]
+               (EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE)]
+        self.eot, self.fim_prefix, self.fim_suffix, self.fim_middle = ids
         self._past = None
 
     def encode(self, text: str) -> list[int]:
@@ -97,7 +98,7 @@ class HFBackend:
     def token_bytes(self, token: int) -> bytes:
         from tokenizers.decoders import ByteLevel
 
-        piece = self.tok.convert_ids_to_tokens(token)
+        piece = str(self.tok.convert_ids_to_tokens(token))
         if piece in (EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE) or piece.startswith("<fim"):
             return piece.encode()
         return _BYTE_DECODER.decode(piece) if _BYTE_DECODER else ByteLevel().decode([piece]).encode()

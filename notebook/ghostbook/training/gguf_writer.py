@@ -69,7 +69,8 @@ def write_gguf(model: LlamaForCausalLM, tokenizer_json: Path, path: Path, ftype:
     """Write `model` as GGUF with 2-D weights in `ftype` ("f16" or "f32") and norms in f32;
     `context_length` is the trained sequence length (default: the config's maximum)."""
     cfg = model.config
-    n_head, n_kv = cfg.num_attention_heads, cfg.num_key_value_heads
+    n_head = int(cfg.num_attention_heads)
+    n_kv = int(cfg.num_key_value_heads or n_head)
     w = gguf.GGUFWriter(str(path), "llama")
     w.add_name(name)
     w.add_context_length(context_length or cfg.max_position_embeddings)
@@ -80,7 +81,8 @@ def write_gguf(model: LlamaForCausalLM, tokenizer_json: Path, path: Path, ftype:
     w.add_head_count(n_head)
     w.add_head_count_kv(n_kv)
     w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
-    rope_theta = getattr(cfg, "rope_theta", None) or (cfg.rope_parameters or {}).get("rope_theta", 10000.0)
+    rope_theta = getattr(cfg, "rope_theta", None) or (getattr(cfg, "rope_parameters", None) or {}).get(
+        "rope_theta", 10000.0)
     w.add_rope_freq_base(float(rope_theta))
     w.add_vocab_size(cfg.vocab_size)
     w.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if ftype == "f16" else gguf.LlamaFileType.ALL_F32)

@@ -30,6 +30,8 @@ def _context_length(gguf_path: Path) -> int:
     import gguf
 
     field = gguf.GGUFReader(str(gguf_path)).get_field("llama.context_length")
+    if field is None:
+        raise ValueError(f"{gguf_path} has no llama.context_length")
     return int(field.parts[field.data[0]][0])
 
 

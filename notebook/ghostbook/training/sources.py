@@ -7,6 +7,7 @@ import sysconfig
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 PERMISSIVE = re.compile(r"\b(MIT|BSD|Apache|PSF|Python Software Foundation|ISC|Unlicense|Zlib|0BSD)\b", re.I)
 COPYLEFT = re.compile(r"\b(GPL|LGPL|AGPL|MPL|Mozilla|EPL|CDDL)\b", re.I)
@@ -27,7 +28,7 @@ def stdlib_source() -> Source:
 
 def distribution_licence(dist: metadata.Distribution) -> str:
     """Best-effort licence string from a distribution's metadata (expression, field or classifiers)."""
-    meta = dist.metadata
+    meta: Any = dist.metadata
     expr = meta.get("License-Expression") or ""
     if expr:
         return expr.strip()
@@ -59,7 +60,8 @@ def site_package_sources(exclude: frozenset[str] = frozenset({"ghostbook"})) -> 
     out: list[tuple[Source, bool]] = []
     seen: set[Path] = set()
     for dist in metadata.distributions():
-        name = dist.metadata.get("Name") or "?"
+        meta: Any = dist.metadata
+        name = meta.get("Name") or "?"
         if name.lower() in exclude:
             continue
         licence = distribution_licence(dist)

@@ -68,4 +68,4 @@ def special_ids(tok: Tokenizer) -> dict[str, int]:
     missing = [k for k, v in ids.items() if v is None]
     if missing:
         raise ValueError(f"tokenizer lacks special tokens {missing}")
-    return {k: int(v) for k, v in ids.items()}
+    return {k: int(v) for k, v in ids.items() if v is not None}

@@ -8,6 +8,7 @@ import signal
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -79,7 +80,7 @@ def save_checkpoint(path: Path, model: LlamaForCausalLM, opt: torch.optim.Optimi
     tmp.replace(path)
 
 
-def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict]:
+def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict[str, Any]]:
     """The model and training state from a run folder's checkpoint."""
     ckpt = torch.load(out_dir / CKPT, map_location="cpu", weights_only=False)
     config = LlamaConfig(**ckpt["state"]["config"])
@@ -102,9 +103,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
     out = opts.out_dir
     out.mkdir(parents=True, exist_ok=True)
     config = llama_config(preset.shape, special_ids(tok))
-    model = build_model(config).to(opts.device)
+    model: Any = build_model(config).to(opts.device)  # type: ignore[arg-type]
     opt = make_optimizer(model, preset)
-    state = {"step": 0, "tokens": 0, "seconds": 0.0, "val_loss": None, "config": config.to_dict(),
+    state: dict[str, Any] = {"step": 0, "tokens": 0, "seconds": 0.0, "val_loss": None, "config": config.to_dict(),
              "preset": asdict(preset), "params": count_params(model)}
     if (out / CKPT).exists():
         ckpt = torch.load(out / CKPT, map_location=opts.device, weights_only=False)
@@ -115,7 +116,7 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
     sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts)
     val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
     val = [torch.from_numpy(val_sampler.batch(preset.batch_size)) for _ in range(opts.val_batches)]
-    step_model = torch.compile(model) if opts.compile else model
+    step_model: Any = torch.compile(model) if opts.compile else model
     stop = {"flag": False}
     old = signal.signal(signal.SIGTERM, lambda *_: stop.update(flag=True))
     log = (out / "log.jsonl").open("a")
