@@ -140,6 +140,7 @@ def test_kernel_chooser_switches_kernelspec(page: Page) -> None:
             assert time.monotonic() < deadline, "the notebook never switched to alt-python"
             time.sleep(0.1)
         wait_idle(page)
+        expect(chooser).to_have_value("alt-python")  # it does not flip back while the switch runs
         cell.get_by_test_id("run-cell").click()
         expect(output(cell)).to_have_text("yes\n", timeout=KERNEL_TIMEOUT)
         page.reload()

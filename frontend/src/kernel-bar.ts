@@ -46,11 +46,18 @@ export class KernelBar {
   private readonly message: HTMLElement;
   private readonly saveStatus: HTMLElement;
   readonly connectionStatus: HTMLElement;
+  /** A kernel the user chose that the server has not reported as running yet. */
+  private requestedKernel: string | null = null;
+  private switchStarted = false;
 
   constructor(title: HTMLElement, actions: ToolbarActions, connection: Connection) {
     this.status = el("span", { class: "kernel-status", testid: "kernel-status", role: "status" }, "starting");
     this.select = el("select", { class: "kernel-select", testid: "kernel-select", title: "Kernel" });
-    this.select.addEventListener("change", () => actions.changeKernel(this.select.value));
+    this.select.addEventListener("change", () => {
+      this.requestedKernel = this.select.value;
+      this.switchStarted = false;
+      actions.changeKernel(this.select.value);
+    });
     this.message = el("div", { class: "kernel-message", testid: "kernel-message", role: "alert" });
     this.saveStatus = el("span", { class: "save-status", testid: "save-status" }, "saved");
     this.connectionStatus = el("span", { class: "connection-status", testid: "connection-status" }, "connecting…");
@@ -100,7 +107,14 @@ export class KernelBar {
     this.status.textContent = kernel.status;
     this.element.dataset.kernelStatus = kernel.status;
     this.element.dataset.kernelName = kernel.name;
-    if (kernel.name && this.select.value !== kernel.name) {
+    // While a switch is under way the server may still report the old kernel: keep showing the
+    // chosen one until it is reported (or the switch fails).
+    if (this.requestedKernel !== null) {
+      const failed = kernel.status === "dead" && this.switchStarted;
+      if (kernel.status === "starting") this.switchStarted = true;
+      if (kernel.name === this.requestedKernel || failed) this.requestedKernel = null;
+    }
+    if (this.requestedKernel === null && kernel.name && this.select.value !== kernel.name) {
       if (![...this.select.options].some((o) => o.value === kernel.name)) {
         this.select.append(el("option", { value: kernel.name }, kernel.display_name || kernel.name));
       }
