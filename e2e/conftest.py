@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
 from .helpers import Server, launch_server, stop_server
 
@@ -24,6 +24,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# The machine may be shared with training jobs: give UI assertions more slack than the 5 s default.
+expect.set_options(timeout=10_000)
+
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "notebook" / "ghostbook" / "web" / "static" / "build" / "main.js"
 
