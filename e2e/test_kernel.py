@@ -71,6 +71,9 @@ def test_kernel_death_is_reported_and_restart_recovers(server: Server, page: Pag
     expect(message).to_contain_text("3")
     for i in range(2):
         expect(cells(page).nth(i)).to_have_attribute("data-state", "idle")
+    # running a cell now is refused by the server; its error shows as a toast
+    cells(page).nth(1).get_by_test_id("run-cell").click()
+    expect(page.get_by_test_id("toast").last).to_contain_text("kernel")
 
     page.get_by_test_id("restart-kernel").click()
     wait_idle(page)
