@@ -4,6 +4,7 @@ its kernels down."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import tempfile
@@ -44,14 +45,25 @@ def _frontend_built() -> None:
 
 
 @pytest.fixture
-def server() -> Iterator[Server]:
+def completion_settings() -> dict[str, object]:
+    """The server's completion settings (its own XDG_CONFIG_HOME, so the user's never leak in).
+    Off by default so that ghost text never lands in other tests' cells; ghost-text tests override
+    this fixture."""
+    return {"enabled": False}
+
+
+@pytest.fixture
+def server(completion_settings: dict[str, object]) -> Iterator[Server]:
     # Our own temp folder rather than tmp_path: other pytest sessions on this machine prune
     # /tmp/pytest-of-USER while we run.
     base = Path(tempfile.mkdtemp(prefix="ghostbook-e2e-"))
     root = base / "notebooks"
     root.mkdir()
+    config = base / "config"
+    (config / "ghostbook").mkdir(parents=True)
+    (config / "ghostbook" / "settings.json").write_text(json.dumps({"completion": completion_settings}))
     port = _free_port()
-    process = launch_server(root, port, base / "server.log")
+    process = launch_server(root, port, base / "server.log", {"XDG_CONFIG_HOME": str(config)})
     srv = Server(f"http://127.0.0.1:{port}", root, process)
     try:
         yield srv
