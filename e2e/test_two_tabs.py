@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 
-from playwright.sync_api import BrowserContext, expect
+from playwright.sync_api import BrowserContext, WebSocketRoute, expect
 
 from .helpers import KERNEL_TIMEOUT, Server, cells, editor_text, open_notebook, output, wait_idle, write_notebook
 
@@ -57,3 +58,54 @@ def test_two_tabs_stay_in_sync(server: Server, context: BrowserContext) -> None:
     open_notebook(c, url)
     expect(output(cells(c).nth(0))).to_contain_text("while b was away")
     assert "print('while b was away')" in editor_text(cells(c).nth(0))
+
+
+
+def test_edits_racing_in_one_cell_converge(server: Server, context: BrowserContext) -> None:
+    """B's edit reaches the server first, A's right after, but A hears of B's edit late (its socket
+    is slow: the real server's messages to A are held back and then released in order). A must not
+    show B's older text over its own: both tabs end with the server's text, which is A's."""
+    write_notebook(server.root / "race.ipynb", [("code", "start")])
+    url = server.url("/notebooks/race.ipynb")
+    held: list[str | bytes] = []
+    hold = {"on": False}
+    routes: list[WebSocketRoute] = []
+
+    def slow_socket(ws: WebSocketRoute) -> None:
+        to_server = ws.connect_to_server()
+        routes.append(ws)
+
+        def from_server(message: str | bytes) -> None:
+            if hold["on"]:
+                held.append(message)
+            else:
+                ws.send(message)
+
+        to_server.on_message(from_server)
+
+    a = context.new_page()
+    a.route_web_socket(re.compile(r".*/ws\?path=.*"), slow_socket)
+    b = context.new_page()
+    open_notebook(a, url)
+    open_notebook(b, url)
+    cell_a, cell_b = cells(a).nth(0), cells(b).nth(0)
+
+    hold["on"] = True
+    cell_b.get_by_test_id("cell-editor").locator(".cm-content").click()
+    b.keyboard.press("Control+End")
+    b.keyboard.type(" from b")
+    cell_a.get_by_test_id("cell-editor").locator(".cm-content").click()
+    a.keyboard.press("Control+End")
+    a.keyboard.type(" from a")
+    # the server applied B's edit, then A's: B (not slowed down) shows A's text
+    expect(cell_b.get_by_test_id("cell-editor")).to_have_text("start from a")
+    hold["on"] = False
+    for message in held:  # B's edits and A's own echoes, in the server's order
+        routes[0].send(message)
+    a.evaluate("() => new Promise((resolve) => setTimeout(resolve, 300))")
+    assert editor_text(cell_a) == "start from a"
+    assert editor_text(cell_b) == "start from a"
+    a.get_by_test_id("save-notebook").click()
+    expect(a.get_by_test_id("save-status")).to_have_text("saved")
+    saved = json.loads((server.root / "race.ipynb").read_text())
+    assert "".join(saved["cells"][0]["source"]) == "start from a"
