@@ -2,6 +2,8 @@
 
 import "./styles.css";
 import "./intellisense";
+import "./ghost-text/extension";
+import "./settings-panel";
 import { FileBrowser } from "./file-browser";
 import { NotebookView } from "./notebook-view";
 
