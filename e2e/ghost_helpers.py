@@ -1,0 +1,74 @@
+"""Helpers and fixtures shared by the ghost-text e2e tests (test_ghost_text.py, test_settings.py,
+test_ghost_latency.py). The model is the tiny deterministic one from ghost_model.py, or whatever
+GHOSTBOOK_E2E_MODEL names ("default" for the shipped model, or a .gguf path): no test assumes
+particular text, only that the model suggests something after `PROMPT`."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from .ghost_model import build_cycle_gguf
+
+# A line that does not parse yet, so no model's suggestion is dropped for breaking the cell's syntax.
+PROMPT = "total = 1 +"
+GHOST_TIMEOUT = 20_000  # the first request may wait for the model to load
+
+
+@pytest.fixture(scope="session")
+def ghost_model() -> Iterator[str]:
+    chosen = os.environ.get("GHOSTBOOK_E2E_MODEL")
+    if chosen:
+        yield chosen
+        return
+    folder = Path(tempfile.mkdtemp(prefix="ghostbook-e2e-model-"))
+    try:
+        yield str(build_cycle_gguf(folder))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def ghost(page: Page) -> Locator:
+    return page.get_by_test_id("ghost-text")
+
+
+def wait_ghost_done(page: Page) -> str:
+    """Wait until a suggestion has finished streaming; its text."""
+    expect(ghost(page)).to_be_visible(timeout=GHOST_TIMEOUT)
+    expect(ghost(page)).to_have_attribute("data-done", "true", timeout=GHOST_TIMEOUT)
+    return ghost(page).text_content() or ""
+
+
+def doc_text(cell: Locator) -> str:
+    """The editor's text without the ghost text (which is drawn inside the editor's lines)."""
+    return cell.get_by_test_id("cell-editor").locator(".cm-content").evaluate(
+        """(content) => [...content.querySelectorAll('.cm-line')].map((line) => {
+            const copy = line.cloneNode(true);
+            copy.querySelectorAll('[data-testid="ghost-text"]').forEach((g) => g.remove());
+            return copy.textContent;
+        }).join('\\n')"""
+    )
+
+
+def open_settings(page: Page) -> Locator:
+    panel = page.get_by_test_id("settings-panel")
+    if not panel.is_visible():
+        page.get_by_test_id("open-settings").click()
+    expect(panel).to_be_visible()
+    return panel
+
+
+def stats(page: Page) -> dict[str, int]:
+    """The live stats as the settings panel shows them (opening it moves the focus off the editor)."""
+    panel = open_settings(page)
+    element = panel.get_by_test_id("completion-stats")
+    expect(element).to_have_attribute("data-requests", re.compile(r"^\d+$"))
+    keys = ("shown", "accepted", "requests", "model-calls", "cache-hits")
+    return {key: int(element.get_attribute(f"data-{key}") or 0) for key in keys}
