@@ -317,7 +317,7 @@ export interface CompletionStats {
   stats: {
     shown: number;
     accepted: number;
-    acceptance_rate: number;
+    acceptance_rate: number | null;
     p50_ms: number | null;
     p95_ms: number | null;
     requests: number;
