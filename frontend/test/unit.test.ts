@@ -9,6 +9,7 @@ import { toCodePoints, toUtf16 } from "../src/offsets";
 import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
+import "./ghost-text.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";
