@@ -5,10 +5,11 @@
 import "./ghost-text/ghost-text.css";
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
-import { type CompletionStore, storeFor, type Stats } from "./ghost-text/store";
+import { modelStatusText, statsText } from "./ghost-text/labels";
+import { type CompletionStore, storeFor } from "./ghost-text/store";
 import { icon } from "./icons";
 import { registerToolbarItem } from "./kernel-bar";
-import type { CompletionSettings, ModelStatus } from "./protocol";
+import type { CompletionSettings } from "./protocol";
 
 function numberInput(testid: string, min: number, max: number, step = 1): HTMLInputElement {
   return el("input", { type: "number", testid, min: String(min), max: String(max), step: String(step) });
@@ -21,34 +22,6 @@ function field(label: string, input: HTMLElement, hint?: string): HTMLElement {
     el("span", { class: "settings-label" }, label),
     input,
     ...(hint ? [el("span", { class: "settings-hint" }, hint)] : []),
-  );
-}
-
-export function modelStatusText(model: ModelStatus | null): string {
-  if (!model) return "unknown";
-  const name = model.name || model.path || "model";
-  switch (model.state) {
-    case "off":
-      return "off (completion is turned off)";
-    case "loading":
-      return model.progress === null ? `loading ${name}…` : `loading ${name}… ${Math.round(model.progress * 100)}%`;
-    case "ready":
-      return `ready: ${name}`;
-    case "error":
-      return `error: ${model.message ?? "the model could not be loaded"}`;
-  }
-}
-
-function ms(value: number | null): string {
-  return value === null ? "–" : `${Math.round(value)} ms`;
-}
-
-export function statsText(stats: Stats | null): string {
-  if (!stats) return "no suggestions yet";
-  const rate = stats.acceptance_rate === null ? "–" : `${Math.round(stats.acceptance_rate * 100)}%`;
-  return (
-    `shown ${stats.shown} · accepted ${stats.accepted} · acceptance ${rate} · ` +
-    `p50 ${ms(stats.p50_ms)} · p95 ${ms(stats.p95_ms)} · requests ${stats.requests} · model calls ${stats.model_calls}`
   );
 }
 

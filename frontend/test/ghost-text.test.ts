@@ -1,0 +1,123 @@
+// Unit tests of the ghost-text rules (src/ghost-text/logic.ts) and the settings panel's wording.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  autoSkipReason,
+  debounceDelay,
+  type GateInput,
+  nextLine,
+  nextWord,
+  remainder,
+  typesThrough,
+} from "../src/ghost-text/logic";
+import { modelStatusText, statsText } from "../src/ghost-text/labels";
+
+function gate(text: string, cursor = text.length, extra: Partial<GateInput> = {}): string | null {
+  return autoSkipReason({ text, cursor, selection: false, editing: true, codeCell: true, enabled: true, ...extra });
+}
+
+test("gate: automatic requests are skipped where they annoy", () => {
+  assert.equal(gate("x = 1 +"), null);
+  assert.equal(gate(""), "empty cell");
+  assert.equal(gate("  \n\t"), "empty cell");
+  assert.equal(gate("x = 1\nprint(x)", 6), "cursor at the start of a non-empty line");
+  assert.equal(gate("x = 1\n", 6), null); // start of an empty line: fine
+  assert.equal(gate("foo(", 4), null);
+  assert.equal(gate("foo()", 4), null); // closing brackets right of the cursor are fine
+  assert.equal(gate('f("")]}', 2), null);
+  assert.equal(gate("foo(abc)", 4), null); // "a few" (3) other characters are fine
+  assert.equal(gate("foo(abcd)", 4), "text right of the cursor");
+  assert.equal(gate("x = ", 4, { selection: true }), "text is selected");
+  assert.equal(gate("x = ", 4, { editing: false }), "command mode");
+  assert.equal(gate("# title", 7, { codeCell: false }), "not a code cell");
+  assert.equal(gate("x = ", 4, { enabled: false }), "completion is off");
+  // only the cursor's line counts for "right of the cursor"
+  assert.equal(gate("x = \nsome long line", 4), null);
+});
+
+test("debounce: fixed, or adaptive around word characters", () => {
+  assert.equal(debounceDelay(500, "fixed", "a"), 500);
+  assert.equal(debounceDelay(500, "fixed", " "), 500);
+  assert.equal(debounceDelay(500, "adaptive", "a"), 750); // mid-word: wait longer
+  assert.equal(debounceDelay(500, "adaptive", "_"), 750);
+  assert.equal(debounceDelay(500, "adaptive", "é"), 750);
+  assert.equal(debounceDelay(500, "adaptive", "("), 250); // a natural pause: sooner
+  assert.equal(debounceDelay(500, "adaptive", " "), 250);
+  assert.equal(debounceDelay(500, "adaptive", "\n"), 250);
+  assert.equal(debounceDelay(500, "adaptive", ""), 250); // start of the cell
+  assert.equal(debounceDelay(0, "adaptive", "a"), 0);
+});
+
+test("typed-through: matching keystrokes consume the suggestion", () => {
+  assert.equal(typesThrough("range(10)", "r"), true);
+  assert.equal(typesThrough("range(10)", "ran"), true);
+  assert.equal(typesThrough("range(10)", "range(10)"), true);
+  assert.equal(typesThrough("range(10)", "x"), false);
+  assert.equal(typesThrough("range(10)", ""), false);
+  assert.equal(typesThrough("ab", "abc"), false);
+  assert.equal(remainder("range(10)", "ran"), "ge(10)");
+  assert.equal(remainder("range(10)", ""), "range(10)");
+  assert.equal(remainder("range(10)", "range(10)"), "");
+  // the stream grows: what was typed stays consumed; a new text that disagrees drops it
+  assert.equal(remainder("range(10):\n    pass", "ran"), "ge(10):\n    pass");
+  assert.equal(remainder("rows", "ran"), null);
+});
+
+test("accept word: up to the end of the next word or run of symbols", () => {
+  assert.equal(nextWord("foo bar"), "foo");
+  assert.equal(nextWord(" bar baz"), " bar");
+  assert.equal(nextWord("(x, y)"), "(");
+  assert.equal(nextWord(", y)"), ",");
+  assert.equal(nextWord("df.groupby('a')"), "df");
+  assert.equal(nextWord(".groupby('a')"), ".");
+  assert.equal(nextWord("\n    return x"), "\n    ");
+  assert.equal(nextWord("  \n  y"), "  \n  ");
+  assert.equal(nextWord("naïve_name = 1"), "naïve_name");
+  assert.equal(nextWord("x"), "x");
+  // repeated acceptance walks the whole text
+  let rest = "total += value * 2\nprint(total)";
+  let taken = "";
+  while (rest) {
+    const chunk = nextWord(rest);
+    assert.ok(chunk.length > 0);
+    taken += chunk;
+    rest = rest.slice(chunk.length);
+  }
+  assert.equal(taken, "total += value * 2\nprint(total)");
+});
+
+test("accept line: the rest of this line, then each next line with its break", () => {
+  assert.equal(nextLine("x = 1"), "x = 1");
+  assert.equal(nextLine("x = 1\ny = 2"), "x = 1");
+  assert.equal(nextLine("\ny = 2\nz = 3"), "\ny = 2");
+  assert.equal(nextLine("\nz = 3"), "\nz = 3");
+  assert.equal(nextLine("\n"), "\n");
+  const parts: string[] = [];
+  let rest = "):\n    a = 1\n    return a";
+  while (rest) {
+    const chunk = nextLine(rest);
+    parts.push(chunk);
+    rest = rest.slice(chunk.length);
+  }
+  assert.deepEqual(parts, ["):", "\n    a = 1", "\n    return a"]);
+});
+
+test("settings panel: model status and stats wording", () => {
+  const model = { state: "loading" as const, name: "tiny", path: "/m/tiny.gguf", progress: 0.4, message: null };
+  assert.equal(modelStatusText(model), "loading tiny… 40%");
+  assert.equal(modelStatusText({ ...model, progress: null }), "loading tiny…");
+  assert.equal(modelStatusText({ ...model, state: "ready" }), "ready: tiny");
+  assert.equal(modelStatusText({ ...model, state: "error", message: "corrupt file" }), "error: corrupt file");
+  assert.equal(modelStatusText(null), "unknown");
+  const stats = {
+    shown: 4, accepted: 1, acceptance_rate: 0.25, p50_ms: 31.2, p95_ms: 80.9, requests: 6, model_calls: 5,
+    cache_hits: 1, server_p50_ms: 20, server_p95_ms: 60,
+  };
+  assert.equal(
+    statsText(stats),
+    "shown 4 · accepted 1 · acceptance 25% · p50 31 ms · p95 81 ms · requests 6 · model calls 5",
+  );
+  assert.match(statsText({ ...stats, shown: 0, acceptance_rate: null, p50_ms: null, p95_ms: null }), /acceptance – · p50 –/);
+  assert.equal(statsText(null), "no suggestions yet");
+});
