@@ -184,3 +184,21 @@ def test_no_automatic_ghost_text_in_an_empty_cell(server: Server, page: Page) ->
     page.keyboard.press("Shift+Home")
     page.wait_for_timeout(1500)
     expect(ghost(page)).to_have_count(0)
+
+
+def test_accept_a_word_then_the_line(server: Server, page: Page) -> None:
+    cell = open_two_cells(server, page)
+    page.keyboard.type(PROMPT)
+    text = wait_ghost_done(page)
+    first_line = text.split("\n")[0]
+    word = re.match(r"[ \t]*(?:\w+|[^\w\s]+)", text)
+    assert word is not None and len(word.group()) < len(first_line), text
+    page.keyboard.press("Control+ArrowRight")
+    assert doc_text(cell) == PROMPT + word.group()
+    expect(ghost(page)).to_have_text(text[len(word.group()) :])  # the rest stays
+    page.keyboard.press("Control+ArrowDown")
+    assert doc_text(cell) == PROMPT + first_line
+    if "\n" not in text:
+        expect(ghost(page)).to_have_count(0)
+    counts = stats(page)
+    assert counts["shown"] == 1 and counts["accepted"] == 1, counts  # a partial acceptance counts once

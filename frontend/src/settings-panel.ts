@@ -51,7 +51,7 @@ class SettingsPanel {
   constructor(private readonly store: CompletionStore) {
     const form = el(
       "form",
-      { class: "settings-form" },
+      { class: "settings-form", novalidate: "" }, // the server validates; its message shows below
       field("Ghost-text completion", this.enabled),
       field("Debounce (ms)", this.debounce, "wait after the last keystroke; Ctrl+Space asks at once"),
       field("Debounce mode", this.mode),

@@ -1,0 +1,117 @@
+"""The completion settings panel: values persist on the server per user, the model's status shows,
+and a broken model file gives a clear error while the notebook keeps working."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .ghost_helpers import PROMPT, ghost, ghost_model, open_settings, wait_ghost_done  # noqa: F401
+from .helpers import KERNEL_TIMEOUT, Server, cells, open_notebook, output, wait_idle, write_notebook
+
+
+@pytest.fixture
+def completion_settings(ghost_model: str) -> dict[str, object]:  # noqa: F811
+    return {"model": ghost_model, "max_new_tokens": 16}
+
+
+def settings_file(server: Server) -> dict[str, object]:
+    return json.loads((server.root.parent / "config" / "ghostbook" / "settings.json").read_text())["completion"]
+
+
+def open_cells(server: Server, page: Page) -> None:
+    write_notebook(server.root / "s.ipynb", [("code", "print(6 * 7)"), ("code", "")])
+    open_notebook(page, server.url("/notebooks/s.ipynb"))
+    wait_idle(page)
+
+
+def test_settings_persist_per_user(server: Server, page: Page, ghost_model: str) -> None:  # noqa: F811
+    open_cells(server, page)
+    panel = open_settings(page)
+    expect(panel.get_by_test_id("model-status")).to_have_text(re.compile(r"^ready"), timeout=30_000)
+    expect(panel.get_by_test_id("setting-enabled")).to_be_checked()
+    expect(panel.get_by_test_id("setting-debounce")).to_have_value("500")
+    expect(panel.get_by_test_id("setting-model")).to_have_value(ghost_model)
+    panel.get_by_test_id("setting-debounce").fill("800")
+    panel.get_by_test_id("setting-debounce-mode").select_option("adaptive")
+    panel.get_by_test_id("setting-max-tokens").fill("24")
+    panel.get_by_test_id("setting-context-tokens").fill("512")
+    panel.get_by_test_id("settings-save").click()
+    for _ in range(50):
+        if settings_file(server).get("debounce_ms") == 800:
+            break
+        page.wait_for_timeout(100)
+    saved = settings_file(server)
+    assert saved["debounce_ms"] == 800 and saved["debounce_mode"] == "adaptive"
+    assert saved["max_new_tokens"] == 24 and saved["context_tokens"] == 512 and saved["model"] == ghost_model
+
+    # a fresh page (another tab, later) reads them back from the server
+    page.reload()
+    expect(page.get_by_test_id("notebook")).to_have_attribute("data-loaded", "true")
+    panel = open_settings(page)
+    expect(panel.get_by_test_id("setting-debounce")).to_have_value("800")
+    expect(panel.get_by_test_id("setting-debounce-mode")).to_have_value("adaptive")
+    expect(panel.get_by_test_id("setting-max-tokens")).to_have_value("24")
+
+    # a value the server refuses shows its message, and nothing changes
+    panel.get_by_test_id("setting-debounce").fill("99999")
+    panel.get_by_test_id("settings-save").click()
+    expect(panel.get_by_test_id("settings-error")).to_contain_text("debounce_ms")
+    assert settings_file(server)["debounce_ms"] == 800
+
+
+def test_corrupt_model_gives_an_error_and_cells_still_run(server: Server, page: Page,
+                                                         ghost_model: str) -> None:  # noqa: F811
+    open_cells(server, page)
+    bad = server.root.parent / "corrupt.gguf"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)
+    panel = open_settings(page)
+    expect(panel.get_by_test_id("model-status")).to_have_text(re.compile(r"^ready"), timeout=30_000)
+    panel.get_by_test_id("setting-model").fill(str(bad))
+    panel.get_by_test_id("settings-save").click()
+    status = panel.get_by_test_id("model-status")
+    expect(status).to_have_attribute("data-state", "error", timeout=30_000)
+    expect(status).to_contain_text("corrupt")
+    expect(page.get_by_test_id("open-settings")).to_have_attribute("data-model-state", "error")
+    page.get_by_test_id("close-settings").click()
+
+    # no ghost text, even when asked; the notebook runs cells as ever
+    second = cells(page).nth(1)
+    second.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.type(PROMPT)
+    page.keyboard.press("Control+Space")
+    page.wait_for_timeout(1200)
+    expect(ghost(page)).to_have_count(0)
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    expect(output(cells(page).nth(0))).to_contain_text("42", timeout=KERNEL_TIMEOUT)
+
+    # a good model again: completion comes back
+    panel = open_settings(page)
+    panel.get_by_test_id("setting-model").fill(ghost_model)
+    panel.get_by_test_id("settings-save").click()
+    expect(panel.get_by_test_id("model-status")).to_have_text(re.compile(r"^ready"), timeout=30_000)
+    page.get_by_test_id("close-settings").click()
+    second.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" 1 +")
+    wait_ghost_done(page)
+
+
+def test_completion_off_means_no_ghost_text(server: Server, page: Page) -> None:
+    open_cells(server, page)
+    panel = open_settings(page)
+    expect(panel.get_by_test_id("model-status")).to_have_text(re.compile(r"^ready"), timeout=30_000)
+    panel.get_by_test_id("setting-enabled").uncheck()
+    panel.get_by_test_id("settings-save").click()
+    expect(panel.get_by_test_id("model-status")).to_have_attribute("data-state", "off")
+    assert settings_file(server)["enabled"] is False
+    page.get_by_test_id("close-settings").click()
+    cells(page).nth(1).get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.type(PROMPT)
+    page.wait_for_timeout(1500)
+    expect(ghost(page)).to_have_count(0)
+    requests = open_settings(page).get_by_test_id("completion-stats").get_attribute("data-requests")
+    assert requests in (None, "0")
