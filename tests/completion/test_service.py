@@ -232,9 +232,12 @@ async def test_a_request_cancels_a_prewarm(tmp_path: Path) -> None:
     backend = ScriptedBackend("abc", delay=0.2)
     service, out, _ = make_service(tmp_path, backend)
     await service.registry.ensure(service.store.current.model)
+    other = CompletionService(lambda: [FakeCell("z", "code", "y = ")], out.send, out.broadcasts.append, None,
+                              service.registry, service.store)  # another notebook's session, same model
     prewarm = asyncio.create_task(service.prewarm("b"))
     await asyncio.sleep(0.05)
-    request = service.suggest("t1", suggest("r1", "b", 8))
+    request = other.suggest("t2", suggest("r1", "z", 4))
     await prewarm
     await request
     assert service.prewarms == 0 and out.of("suggestion", "r1")[-1]["done"]
+    assert not service.registry.prewarms

@@ -63,7 +63,6 @@ class CompletionService:
         self.last_gen: GenStats | None = None
         self._inflight: dict[str, _Inflight] = {}
         self._builder: tuple[Backend, ContextBuilder] | None = None
-        self._prewarm = threading.Event()
         self.prewarms = 0
         self._unsubscribe = self.registry.subscribe(self._on_model_status)
         if self.store.current.enabled:
@@ -91,7 +90,7 @@ class CompletionService:
     def suggest(self, client_id: str, message: p.Suggest) -> asyncio.Task[None]:
         """Start answering `message` (cancelling this client's previous request); returns the task."""
         self._cancel(client_id)
-        self._prewarm.set()
+        self.registry.cancel_prewarms()
         inflight = _Inflight(message.ref, threading.Event())
         self._inflight[client_id] = inflight
         inflight.task = asyncio.get_running_loop().create_task(self._run(client_id, message, inflight))
@@ -219,12 +218,16 @@ class CompletionService:
                                  settings.max_new_tokens)
         except TemplateError:
             return
-        self._prewarm = threading.Event()
-        stream = backend.stream(prompt.ids, dataclasses.replace(prompt.params, max_new_tokens=1), self._prewarm)
-        async with contextlib.aclosing(stream):
-            async for _ in stream:
-                pass
-        self.prewarms += not self._prewarm.is_set()
+        cancel = threading.Event()
+        self.registry.prewarms.add(cancel)
+        try:
+            stream = backend.stream(prompt.ids, dataclasses.replace(prompt.params, max_new_tokens=1), cancel)
+            async with contextlib.aclosing(stream):
+                async for _ in stream:
+                    pass
+        finally:
+            self.registry.prewarms.discard(cancel)
+        self.prewarms += not cancel.is_set()
 
     def _builder_for(self, backend: Backend) -> ContextBuilder:
         if self._builder is None or self._builder[0] is not backend:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,6 +43,12 @@ class ModelRegistry:
         self.status = ModelStatus("off")
         self._listeners: list[Listener] = []
         self._task: asyncio.Task[None] | None = None
+        self.prewarms: set[threading.Event] = set()  # cancel flags of speculative runs: any request stops them
+
+    def cancel_prewarms(self) -> None:
+        """A real request is coming: speculative prompt evaluations (of any session) make way."""
+        for cancel in list(self.prewarms):
+            cancel.set()
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
