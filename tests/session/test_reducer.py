@@ -199,3 +199,30 @@ def test_outputs_of_other_requests_are_ignored() -> None:
     data = notebook("1")
     assert kernel(data, k.Output("unknown", "stream", {"name": "stdout", "text": "x"})) == []
     assert kernel(data, k.ExecutionFinished("unknown", "ok")) == []
+
+
+def test_changing_kernel_announces_it_and_cells_wait_for_it() -> None:
+    data = notebook("1")
+    data.kernel.name = "python3"
+    actions = client(data, {"type": "change_kernel", "name": "other"})
+    (status,) = broadcasts(actions, "kernel_status")
+    assert status["kernel"]["name"] == "other" and status["kernel"]["status"] == "starting"
+    assert [x.name for x in actions if isinstance(x, a.StartKernel)] == ["other"]
+    assert executes(client(data, {"type": "execute_cells", "cell_ids": ["c0"]})) == []
+    assert data.cells[0].state == "queued"
+    kernel(data, k.StatusChanged("starting"))
+    assert [x.cell_id for x in executes(kernel(data, k.StatusChanged("idle")))] == ["c0"]
+
+
+def test_busy_means_running_a_cell_not_answering_a_completion() -> None:
+    data = notebook("1")
+    # a completion request makes the kernel busy then idle: nothing to tell the tabs
+    assert kernel(data, k.StatusChanged("busy")) == []
+    assert kernel(data, k.StatusChanged("idle")) == []
+    actions = client(data, {"type": "execute_cells", "cell_ids": ["c0"]})
+    assert [m["kernel"]["status"] for m in broadcasts(actions, "kernel_status")] == ["busy"]
+    run(data, "c0", "m0")
+    assert kernel(data, k.StatusChanged("busy")) == []
+    actions = kernel(data, k.ExecutionFinished("m0", "ok", 1))
+    assert [m["kernel"]["status"] for m in broadcasts(actions, "kernel_status")] == ["idle"]
+    assert data.kernel.status == "idle"

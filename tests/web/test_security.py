@@ -90,3 +90,8 @@ def test_websocket_refuses_notebooks_outside_root(server: RunningServer) -> None
 
     reply = asyncio.run(open_outside())
     assert reply["type"] == "fatal" and "not allowed" in str(reply["message"])
+
+
+def test_static_files_are_revalidated(server: RunningServer) -> None:
+    response = httpx.get(server.base + "/static/index.html", headers={"Authorization": f"token {server.token}"})
+    assert response.status_code == 200 and response.headers["cache-control"] == "no-cache"

@@ -217,3 +217,27 @@ def test_intellisense_stdin_and_kernel_death(server: RunningServer) -> None:
         await client.close()
 
     asyncio.run(scenario())
+
+
+def test_switching_kernel_keeps_cells_waiting_for_the_new_one(server: RunningServer) -> None:
+    path = new_notebook(server, "switch.ipynb")
+
+    async def scenario() -> None:
+        client = await NotebookClient.connect(server, path)
+        cell_id = (await client.expect("snapshot"))["notebook"]["cells"][0]["id"]
+        await client.expect_kernel("idle")
+        await client.send({"type": "set_source", "cell_id": cell_id, "source": "import os; os.getpid()"})
+        await client.send({"type": "execute_cells", "cell_ids": [cell_id]})
+        await client.wait_idle(cell_id)
+        first_pid = client.outputs_of(cell_id)[0]["data"]["text/plain"]
+        await client.send({"type": "change_kernel", "name": "python3"})
+        starting = await client.expect_kernel("starting")
+        assert starting["kernel"]["name"] == "python3"
+        await client.send({"type": "execute_cells", "cell_ids": [cell_id]})  # runs once the new kernel is up
+        await client.wait_idle(cell_id)
+        outputs = client.outputs_of(cell_id)
+        assert outputs[0]["output_type"] == "execute_result" and outputs[0]["data"]["text/plain"] != first_pid
+        assert not [m for m in client.seen if m["type"] == "error"]
+        await client.close()
+
+    asyncio.run(scenario())

@@ -59,13 +59,14 @@ class Autosaver:
             return False
         self._dirty = False
         self._set_status("saving", None)
-        text = notebook_to_json(self._snapshot())
         try:
+            text = notebook_to_json(self._snapshot())
             await asyncio.to_thread(write_atomic, self.path, text)
-        except OSError as exc:
+        except Exception as exc:  # a full disk, a vanished folder, or a bug: report it, keep the document
             log.warning("saving %s failed: %s", self.path, exc)
             self._dirty = True
-            self._set_status("error", f"{exc.strerror or exc}")
+            message = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self._set_status("error", message or type(exc).__name__)
             return False
         if not self._dirty:
             self._set_status("saved", None)

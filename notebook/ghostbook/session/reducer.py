@@ -44,11 +44,12 @@ def apply(data: NotebookData, op: Operation) -> list[a.Action]:
         return actions + _clear_queue(data) + [a.Broadcast(p.error_message(op.reason))]
     if isinstance(op, KernelChosen):
         data.kernel.name, data.kernel.display_name = op.name, op.display_name
+        actions: list[a.Action] = [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire()))]
         spec = data.metadata.get("kernelspec") or {}
-        if spec.get("name") != op.name:
+        if spec.get("name") != op.name or spec.get("display_name") != op.display_name:
             data.metadata["kernelspec"] = {**spec, "name": op.name, "display_name": op.display_name}
-            return [a.DocumentChanged()]
-        return []
+            actions.append(a.DocumentChanged())
+        return actions
     raise OperationError(f"unknown operation {op!r}")
 
 
@@ -81,7 +82,10 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
         case p.RestartKernel():
             return _clear_queue(data) + [a.RestartKernel()]
         case p.ChangeKernel():
-            return _clear_queue(data) + [a.StartKernel(msg.name)]
+            data.kernel.name, data.kernel.display_name, data.kernel.reason = msg.name, msg.name, None
+            data.kernel.status = "starting"  # cells run now wait for the new kernel
+            return _clear_queue(data) + [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())),
+                                         a.StartKernel(msg.name)]
         case p.ClearOutputs():
             ids = msg.cell_ids if msg.cell_ids is not None else [c.id for c in data.cells]
             return _clear_outputs(data, [_cell(data, cell_id) for cell_id in ids])
@@ -206,7 +210,7 @@ def _advance(data: NotebookData) -> list[a.Action]:
     cell.state = "running"
     cell.outputs.clear()
     return [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell),
-            a.ExecuteCode(cell.id, cell.source), a.DocumentChanged()]
+            a.ExecuteCode(cell.id, cell.source), a.DocumentChanged(), *_sync_busy(data)]
 
 
 def _clear_queue(data: NotebookData) -> list[a.Action]:
@@ -270,7 +274,7 @@ def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
         actions = _finish_running(data, cell_id)
         if event.status != "ok":
             actions += _clear_queue(data)
-        return actions + [a.DocumentChanged()] + _advance(data)
+        return actions + [a.DocumentChanged()] + (_advance(data) or _sync_busy(data))
     if isinstance(event, k.ExecutionStarted):
         if cell is None:
             return []
@@ -316,15 +320,33 @@ def _output(data: NotebookData, cell: Cell | None, event: k.Output) -> list[a.Ac
 
 
 def _kernel_status(data: NotebookData, event: k.StatusChanged) -> list[a.Action]:
+    """Follow the kernel's lifecycle. Busy/idle as shown to users means "running a cell": the kernel's
+    own busy/idle also flips for completions, docs and silent runs, which would make the toolbar flicker."""
     previous = data.kernel.status
-    data.kernel.status = event.state
+    if event.state in USABLE_KERNEL:
+        if previous in USABLE_KERNEL:
+            return _sync_busy(data)
+        data.kernel.status = "idle"
+    else:
+        data.kernel.status = event.state
     if event.state in ("starting", "restarting", "dead") or event.reason:
         data.kernel.reason = event.reason
     actions: list[a.Action] = []
-    if event.state != previous or event.reason:
+    if data.kernel.status != previous or event.reason:
         actions.append(a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())))
     if event.state in ("dead", "restarting"):
         actions += _clear_queue(data)
     elif event.state in USABLE_KERNEL:
         actions += _advance(data)
     return actions
+
+
+def _sync_busy(data: NotebookData) -> list[a.Action]:
+    """Report busy while a cell runs, idle otherwise (only while the kernel is up)."""
+    if data.kernel.status not in USABLE_KERNEL:
+        return []
+    shown = "busy" if data.running is not None else "idle"
+    if shown == data.kernel.status:
+        return []
+    data.kernel.status = shown
+    return [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire()))]

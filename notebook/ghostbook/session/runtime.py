@@ -65,6 +65,7 @@ class NotebookSession:
         self._kernel_factory = kernel_factory
         self._default_kernel = default_kernel
         self.kernel: Kernel | None = None
+        self._kernel_generation = 0  # events of a replaced kernel are dropped
         self._tasks: set[asyncio.Task[Any]] = set()
         self.autosaver = Autosaver(file_path, data.to_nbformat, self._on_save_status)
         self._throttle = OutputThrottle(self._send_outputs)
@@ -200,11 +201,20 @@ class NotebookSession:
     async def _start_kernel(self, name: str) -> None:
         from ghostbook.session.ops import KernelChosen
 
+        self._kernel_generation += 1
+        generation = self._kernel_generation
         if self.kernel is not None:
             old, self.kernel = self.kernel, None
-            await old.shutdown()
+            await old.shutdown()  # its events no longer reach the session (older generation)
+        if generation != self._kernel_generation:
+            return  # another switch started meanwhile
         cwd = str(self.file_path.parent)
-        kernel = self._kernel_factory(self._on_kernel_event, name, cwd)
+
+        def on_event(event: KernelEvent) -> None:
+            if generation == self._kernel_generation:
+                self._on_kernel_event(event)
+
+        kernel = self._kernel_factory(on_event, name, cwd)
         self.kernel = kernel
         try:
             await kernel.start()

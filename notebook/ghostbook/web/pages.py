@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
@@ -20,9 +21,18 @@ async def index(request: Request) -> Response:
     return FileResponse(STATIC_DIR / "index.html", headers=NO_CACHE)
 
 
+class NoCacheStaticFiles(StaticFiles):
+    """The bundle keeps its name across builds: make browsers revalidate so a rebuild is never stale."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
 routes = [
     Route("/", index),
     Route("/tree/{path:path}", index),
     Route("/notebooks/{path:path}", index),
-    Mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
+    Mount("/static", NoCacheStaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]
