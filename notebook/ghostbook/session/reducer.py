@@ -40,8 +40,7 @@ def apply(data: NotebookData, op: Operation) -> list[a.Action]:
         data.msg_cells[op.msg_id] = op.cell_id
         return []
     if isinstance(op, ExecutionFailedToSend):
-        actions = _finish_running(data, op.cell_id)
-        return actions + _clear_queue(data) + [a.Broadcast(p.error_message(op.reason))]
+        return _finish_running(data, op.cell_id) + _clear_queue(data) + [a.Broadcast(p.error_message(op.reason))]
     if isinstance(op, KernelChosen):
         data.kernel.name, data.kernel.display_name = op.name, op.display_name
         actions: list[a.Action] = [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire()))]
