@@ -10,10 +10,11 @@ from ghostbook.bench import main
 
 def test_bench_completion_runs(tiny_gguf: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["completion", "--model", str(tiny_gguf), "--cases", "2", "--repeat", "1",
-                 "--max-new-tokens", "8", "--context-tokens", "256"]) == 0
+                 "--max-new-tokens", "8", "--context-tokens", "256", "--humaneval", "400"]) == 0
     out = capsys.readouterr().out
     for needle in ("cold (server)", "cold (bare llama-cpp)", "+1 line, warm KV", "server overhead",
-                   "prompt tokens reused after +1 line", "typed-through model calls"):
+                   "prompt tokens reused after +1 line", "typed-through model calls", "typing session:",
+                   "HumanEval single-line through the service"):
         assert needle in out
 
 

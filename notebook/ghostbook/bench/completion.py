@@ -118,6 +118,25 @@ def bare(backend: LlamaCppBackend, prompt: list[int], n: int) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+async def humaneval(registry: ModelRegistry, store: SettingsStore, stride: int) -> tuple[int, int, list[float]]:
+    """HumanEval single-line infilling through the whole completion service (context, healing, filters):
+    (tasks, exact first lines, latencies). Each task is a one-cell notebook, cursor at the masked line."""
+    from ghostbook.eval.tasks import humaneval_single_line
+
+    tasks = humaneval_single_line()[::stride]
+    exact, latencies = 0, []
+    for k, task in enumerate(tasks):
+        outbox = Outbox()
+        cells = [Cell("c", "code", task.prefix + task.suffix)]
+        service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None, registry,
+                                    store)
+        latencies.append(await timed(service, f"h{k}", "c", len(task.prefix)))
+        text = str(outbox.done[f"h{k}"]["text"])
+        exact += text.split("\n")[0].strip() == task.middle.strip()
+        await service.close()
+    return len(tasks), exact, latencies
+
+
 def row(name: str, values: list[float]) -> str:
     if not values:
         return f"{name:<28} {'n/a':>9}"
@@ -125,7 +144,8 @@ def row(name: str, values: list[float]) -> str:
     return f"{name:<28} {statistics.median(values):9.1f} {q[18]:9.1f} {statistics.fmean(values):9.1f} {len(values):5d}"
 
 
-async def run(model: str, n: int, max_new: int, context: int, repeat: int, layout: str | None) -> int:
+async def run(model: str, n: int, max_new: int, context: int, repeat: int, layout: str | None,
+              humaneval_stride: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = SettingsStore(Path(tmp) / "settings.json")
         store.update({"model": model, "max_new_tokens": max_new, "context_tokens": context})
@@ -205,6 +225,11 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
               "   goal 0")
         print(f"  typing session: {session[0]} characters typed, {session[1]} predicted by ghost text "
               f"({session[1] / max(1, session[0]):.1%}), {session[2]} requests, {session[3]} model calls")
+        if humaneval_stride:
+            total, exact, latencies = await humaneval(registry, store, humaneval_stride)
+            print(f"\nHumanEval single-line through the service (every {humaneval_stride}th task): exact match "
+                  f"{exact / max(1, total):.1%} ({exact}/{total})")
+            print(row("humaneval request (ms)", latencies))
         await registry.close()
     return 0
 
@@ -217,6 +242,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--context-tokens", type=int, default=768)
     parser.add_argument("--layout", choices=["psm", "spm"], help="override the model's FIM layout")
     parser.add_argument("--repeat", type=int, default=5, help="cold runs per case (the fastest is kept)")
+    parser.add_argument("--humaneval", type=int, default=0, metavar="STRIDE",
+                        help="also score every STRIDE-th HumanEval single-line task through the service")
     args = parser.parse_args(argv)
     return asyncio.run(run(args.model, args.cases, args.max_new_tokens, args.context_tokens,
-                           args.repeat, args.layout))
+                           args.repeat, args.layout, args.humaneval))
