@@ -266,6 +266,7 @@ class GhostController {
     if (message.type === "suggestion_error") {
       if (!active || message.ref !== active.ref) return;
       this.active = null;
+      this.settled(active.ref, "error");
       if (active.trigger === "forced") showToast(message.message, "info", 4000);
       return;
     }
@@ -289,15 +290,25 @@ class GhostController {
     }
     if (!rest) {
       // Nothing (more) to suggest: the filters may also take back what was streamed so far.
-      if (message.done) this.active = null;
+      if (message.done) {
+        this.active = null;
+        this.settled(active.ref, "empty");
+      }
       if (current) this.view.dispatch({ effects: setGhost.of(null) });
       return;
     }
     this.view.dispatch({ effects: setGhost.of(ghost) });
+    if (message.done) this.settled(active.ref, "shown");
     if (!active.shown) {
       active.shown = true;
       requestAnimationFrame(() => this.markShown(active));
     }
+  }
+
+  /** Marks the editor with how the last answered request ended (`data-ghost-last="g7 shown"`), so
+   * tests and tools can tell "nothing to suggest" from "not answered yet". */
+  private settled(ref: string, result: "shown" | "empty" | "error"): void {
+    this.view.dom.dataset.ghostLast = `${ref} ${result}`;
   }
 
   /** The first frame with the ghost text on screen: report the latency since the debounce ended. */
