@@ -72,3 +72,21 @@ def stats(page: Page) -> dict[str, int]:
     expect(element).to_have_attribute("data-requests", re.compile(r"^\d+$"))
     keys = ("shown", "accepted", "requests", "model-calls", "cache-hits")
     return {key: int(element.get_attribute(f"data-{key}") or 0) for key in keys}
+
+
+def last_result(cell: Locator) -> str:
+    """How the cell's last answered suggestion request ended: "shown", "empty" or "error"."""
+    value = cell.locator(".cm-editor").get_attribute("data-ghost-last") or ""
+    return value.split()[-1] if value else ""
+
+
+def type_and_settle(page: Page, cell: Locator, text: str, timeout: float = GHOST_TIMEOUT) -> str:
+    """Type `text`, then wait for the request the pause starts to be answered; its result."""
+    editor = cell.locator(".cm-editor")
+    before = editor.get_attribute("data-ghost-last")
+    page.keyboard.type(text)
+    if before is None:
+        expect(editor).to_have_attribute("data-ghost-last", re.compile(r" \w+$"), timeout=timeout)
+    else:
+        expect(editor).not_to_have_attribute("data-ghost-last", before, timeout=timeout)
+    return last_result(cell)
