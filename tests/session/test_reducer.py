@@ -226,3 +226,12 @@ def test_busy_means_running_a_cell_not_answering_a_completion() -> None:
     actions = kernel(data, k.ExecutionFinished("m0", "ok", 1))
     assert [m["kernel"]["status"] for m in broadcasts(actions, "kernel_status")] == ["idle"]
     assert data.kernel.status == "idle"
+
+
+def test_empty_cells_are_not_sent_to_the_kernel() -> None:
+    data = notebook("1", "  \n")
+    data.cells[1].execution_count = 7
+    actions = client(data, {"type": "run_all"})
+    assert [x.cell_id for x in executes(actions)] == ["c0"]
+    assert data.cells[1].state == "idle" and data.cells[1].execution_count is None
+    assert data.queue == []

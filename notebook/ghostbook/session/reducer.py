@@ -192,6 +192,10 @@ def _enqueue(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
     for cell in cells:
         if cell.cell_type != "code" or cell.state != "idle":
             continue
+        if not cell.source.strip():  # like Jupyter: an empty cell is not sent, just cleared
+            cell.execution_count = None
+            actions += _clear_outputs(data, [cell])
+            continue
         cell.state = "queued"
         data.queue.append(cell.id)
         actions.append(_cell_state(data, cell))
