@@ -193,7 +193,6 @@ def _enqueue(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
         if cell.cell_type != "code" or cell.state != "idle":
             continue
         if not cell.source.strip():  # like Jupyter: an empty cell is not sent, just cleared
-            cell.execution_count = None
             actions += _clear_outputs(data, [cell])
             continue
         cell.state = "queued"
