@@ -34,7 +34,7 @@ class Preset:
     lr: float = 2e-3
     min_lr: float = 1e-4
     warmup_steps: int = 100
-    max_steps: int = 4000
+    max_steps: int = 1800
     decay_frac: float = 0.25
     # Share of documents drawn from function-level documents during the decay (annealing) phase.
     anneal_functions: float = 0.5
