@@ -16,7 +16,7 @@ def test_ship_copies_model_tokenizer_and_fim_ids(tiny_work: Path, tmp_path: Path
     fim = json.loads((tmp_path / "fim.json").read_text())
     assert fim["tokens"] == {"<|endoftext|>": 0, "<fim_prefix>": 1, "<fim_suffix>": 2, "<fim_middle>": 3,
                              "<fim_pad>": 4}
-    assert fim["template"] == "psm" and fim["add_bos"] is False
+    assert fim["template"] == "spm" and fim["add_bos"] is False
     assert (tmp_path / "tokenizer.json").read_bytes() == (tiny_work / "tokenizer.json").read_bytes()
 
 

@@ -20,7 +20,11 @@ def ship(export_dir: Path, quant: str = "q8_0", dest: Path | None = None) -> Pat
     shutil.copy(export_dir / "tokenizer.json", dest / "tokenizer.json")
     tok = json.loads((export_dir / "tokenizer.json").read_text())
     ids = {t["content"]: t["id"] for t in tok["added_tokens"]}
-    fim = {"template": "psm", "add_bos": False, "tokens": {name: ids[name] for name in SPECIAL_TOKENS},
+    # The editor's layout: suffix first (SPM), so that typing only extends the end of the prompt and
+    # llama.cpp reuses the rest (`ghostbook bench completion`: 97% vs 83% of the prompt reused after
+    # one more line, 2.4% vs 1.0% HumanEval single-line through the whole pipeline). The model is
+    # trained on both layouts.
+    fim = {"template": "spm", "add_bos": False, "tokens": {name: ids[name] for name in SPECIAL_TOKENS},
            "gguf": target.name, "context_length": _context_length(src)}
     (dest / "fim.json").write_text(json.dumps(fim, indent=1) + "\n")
     return target
