@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import importlib.util
 import json
 import logging
 from collections.abc import Callable
@@ -22,7 +23,10 @@ EXPRESSION = (f"__import__('sys').modules[{MODULE!r}].summary(get_ipython().user
 
 
 def kernel_source_path() -> Path:
-    """kernels/ghostbook_kernel/namespace.py of this checkout."""
+    """The source of kernels/ghostbook_kernel/namespace.py (installed with Ghostbook as `ghostbook_kernel`)."""
+    spec = importlib.util.find_spec("ghostbook_kernel")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations))) / "namespace.py"
     return Path(__file__).resolve().parents[3] / "kernels" / "ghostbook_kernel" / "namespace.py"
 
 
