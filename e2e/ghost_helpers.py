@@ -90,3 +90,21 @@ def type_and_settle(page: Page, cell: Locator, text: str, timeout: float = GHOST
     else:
         expect(editor).not_to_have_attribute("data-ghost-last", before, timeout=timeout)
     return last_result(cell)
+
+
+# Lines a person might pause after, that no model's suggestion can make stop parsing (they do not
+# parse yet, even with the bracket the editor closes).
+LINES = [PROMPT, "for r in range(", "values = [area(r) for r in", "if total >", "x = math.pi *"]
+
+
+def find_suggestion(page: Page, cell: Locator, lines: list[str], long: int = 1) -> tuple[str, str]:
+    """Replace the cell's text with each line in turn until the model suggests at least `long`
+    characters (the first of them not a line break); the line and the suggestion."""
+    for line in lines:
+        page.keyboard.press("Control+a")
+        page.keyboard.press("Delete")
+        if type_and_settle(page, cell, line) == "shown":
+            text = wait_ghost_done(page)
+            if len(text) >= long and "\n" not in text[:long]:
+                return line, text
+    pytest.fail(f"the model suggested nothing of {long}+ characters after any of {lines}")
