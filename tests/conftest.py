@@ -1,12 +1,14 @@
-"""Shared fixtures: a real Ghostbook server (uvicorn in a thread of this process is avoided: the
-server runs as its own process, like a user would run it)."""
+"""Shared fixtures: a real Ghostbook server (its own process, as a user runs it) and a tiny model
+trained end to end by the project's own pipeline (for the training and eval tests)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -77,3 +79,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     running = start_server(root)
     yield running
     stop_server(running)
+
+STDLIB_FILES = ["textwrap.py", "string.py", "fnmatch.py", "colorsys.py", "bisect.py", "heapq.py",
+                "shlex.py", "glob.py", "calendar.py", "difflib.py"]
+
+
+def make_tiny_run(root: Path) -> Path:
+    """Train the `tiny` preset for a few steps on a few stdlib files and export it; returns WORK."""
+    from ghostbook.training.cli import main
+
+    src = root / "src"
+    src.mkdir()
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for name in STDLIB_FILES:
+        shutil.copy(stdlib / name, src / name)
+    work = root / "work"
+    assert main(["all", "--preset", "tiny", "--work", str(work), "--roots", str(src),
+                 "--quant", "f32", "f16", "q8_0", "q4_0"]) == 0
+    return work
+
+
+@pytest.fixture(scope="session")
+def tiny_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tiny_run(tmp_path_factory.mktemp("tiny"))
