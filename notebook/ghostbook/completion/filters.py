@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ghostbook.completion.scan import PythonScan
+
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 TOP_LEVEL = re.compile(r"\n(?=(?:async def |def |class |import |from |@|if __name__))")
@@ -91,29 +93,13 @@ def trim_suffix_overlap(text: str, ctx: FilterContext) -> str:
 
 
 def _unclosed(code: str) -> list[str]:
-    """Open brackets left unclosed by `code` (a rough scan that skips simple strings and comments)."""
+    """Open brackets left unclosed by `code` (strings and comments skipped)."""
     stack: list[str] = []
-    quote = ""
-    i = 0
-    while i < len(code):
-        c = code[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif code.startswith(quote, i):
-                i += len(quote) - 1
-                quote = ""
-        elif c == "#":
-            nl = code.find("\n", i)
-            i = len(code) if nl < 0 else nl
-        elif c in "\"'":
-            quote = c * 3 if code.startswith(c * 3, i) else c
-            i += len(quote) - 1
-        elif c in OPENERS:
+    for c in PythonScan(code):
+        if c in OPENERS:
             stack.append(c)
         elif c in CLOSERS and stack and stack[-1] == CLOSERS[c]:
             stack.pop()
-        i += 1
     return stack
 
 

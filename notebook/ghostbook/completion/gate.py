@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ghostbook.completion.scan import position_kind
+
 CLOSERS = frozenset(")]}\"'` \t")
 MAX_RIGHT_CHARS = 3  # "a few" characters right of the cursor that are not closing brackets or quotes
 
@@ -18,32 +20,6 @@ def rest_of_line(source: str, cursor: int) -> str:
 
 def line_before(source: str, cursor: int) -> str:
     return source[source.rfind("\n", 0, cursor) + 1 : cursor]
-
-
-def position_kind(code: str) -> Literal["code", "string", "comment"]:
-    """Whether the end of `code` is inside a string literal, a comment, or code (a light scanner)."""
-    quote = ""
-    i = 0
-    while i < len(code):
-        c = code[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif code.startswith(quote, i):
-                i += len(quote) - 1
-                quote = ""
-            elif c == "\n" and len(quote) == 1:
-                quote = ""  # an unterminated one-line string ends with its line
-        elif c == "#":
-            nl = code.find("\n", i)
-            if nl < 0:
-                return "comment"
-            i = nl
-        elif c in "\"'":
-            quote = c * 3 if code.startswith(c * 3, i) else c
-            i += len(quote) - 1
-        i += 1
-    return "string" if quote else "code"
 
 
 def skip_reason(source: str, cursor: int, trigger: Literal["auto", "forced"],
