@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ import numpy as np
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import common_prefix, greedy, threaded_stream
+from ghostbook.models.streaming import ThreadedGeneration, common_prefix, greedy
 
 GGUF_MAGIC = b"GGUF"
 PROMPT_CHUNK = 128  # prompt tokens evaluated between two looks at the cancel flag
@@ -39,7 +39,7 @@ def check_gguf(path: Path) -> None:
         raise ModelLoadError(f"not a GGUF model file (bad header): {path}")
 
 
-class LlamaCppBackend:
+class LlamaCppBackend(ThreadedGeneration):
     def __init__(self, path: Path, family: str | None = None, n_ctx: int = 2048, threads: int | None = None,
                  name: str | None = None) -> None:
         self.path = Path(path)
@@ -136,14 +136,6 @@ class LlamaCppBackend:
         return self._llm
 
     # ---- generation -----------------------------------------------------------------------------
-
-    def stream(self, prompt_ids: Sequence[int], params: GenParams,
-               cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
-        def on_stats(stats: GenStats) -> None:
-            self.last_stats = stats
-
-        return threaded_stream(lambda cancelled, emit: self.generate(prompt_ids, params, cancelled, emit), cancel,
-                               on_stats)
 
     def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
                  emit: Callable[[TokenOut], None]) -> GenStats:

@@ -100,3 +100,21 @@ async def threaded_stream(generate: Callable[[Callable[[], bool], Emit], GenStat
                     yield item
     finally:
         closed.set()
+
+
+class ThreadedGeneration:
+    """`stream` for a backend whose blocking `generate` runs in a worker thread (see threaded_stream)."""
+
+    last_stats: GenStats
+
+    def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
+                 emit: Emit) -> GenStats:
+        raise NotImplementedError
+
+    def stream(self, prompt_ids: Sequence[int], params: GenParams,
+               cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
+        def on_stats(stats: GenStats) -> None:
+            self.last_stats = stats
+
+        return threaded_stream(lambda cancelled, emit: self.generate(prompt_ids, params, cancelled, emit), cancel,
+                               on_stats)

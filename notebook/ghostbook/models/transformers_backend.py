@@ -10,14 +10,14 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import common_prefix, greedy, threaded_stream
+from ghostbook.models.streaming import ThreadedGeneration, common_prefix, greedy
 
 
 def _byte_decoder() -> dict[str, int]:
@@ -33,7 +33,7 @@ def _byte_decoder() -> dict[str, int]:
     return {chr(c): b for b, c in zip(bs, cs, strict=True)}
 
 
-class TransformersBackend:
+class TransformersBackend(ThreadedGeneration):
     def __init__(self, path: Path, family: str | None = None, name: str | None = None, device: str | None = None,
                  threads: int | None = None) -> None:
         self.path = Path(path)
@@ -114,14 +114,6 @@ class TransformersBackend:
     def piece(self, token: int) -> bytes:
         assert self._index is not None
         return self._index.pieces[token]
-
-    def stream(self, prompt_ids: Sequence[int], params: GenParams,
-               cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
-        def on_stats(stats: GenStats) -> None:
-            self.last_stats = stats
-
-        return threaded_stream(lambda cancelled, emit: self.generate(prompt_ids, params, cancelled, emit), cancel,
-                               on_stats)
 
     def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
                  emit: Callable[[TokenOut], None]) -> GenStats:
