@@ -43,6 +43,16 @@ def _nonblank_lines(text: str, starts: list[int]) -> list[int]:
     return [i for i, s in enumerate(starts) if text[s : _line_end(text, s)].strip()]
 
 
+def _random_line(text: str, rng: random.Random) -> tuple[int, int] | None:
+    """Start and end (without the newline) of a random non-blank line, or None if there is none."""
+    starts = _line_starts(text)
+    lines = _nonblank_lines(text, starts)
+    if not lines:
+        return None
+    s = starts[rng.choice(lines)]
+    return s, _line_end(text, s)
+
+
 def char_span(text: str, rng: random.Random) -> Split:
     """Two uniformly random cut points (the original FIM recipe)."""
     a, b = sorted(rng.randint(0, len(text)) for _ in range(2))
@@ -51,23 +61,19 @@ def char_span(text: str, rng: random.Random) -> Split:
 
 def line_span(text: str, rng: random.Random) -> Split | None:
     """One whole non-blank line (with its indentation, without its newline): HumanEval single-line."""
-    starts = _line_starts(text)
-    lines = _nonblank_lines(text, starts)
-    if not lines:
+    picked = _random_line(text, rng)
+    if picked is None:
         return None
-    s = starts[rng.choice(lines)]
-    e = _line_end(text, s)
+    s, e = picked
     return Split(text[:s], text[s:e], text[e:], "line")
 
 
 def rest_of_line_span(text: str, rng: random.Random) -> Split | None:
     """Cursor inside a line (after the indent, after a space, or mid-word); the middle ends the line."""
-    starts = _line_starts(text)
-    lines = _nonblank_lines(text, starts)
-    if not lines:
+    picked = _random_line(text, rng)
+    if picked is None:
         return None
-    s = starts[rng.choice(lines)]
-    e = _line_end(text, s)
+    s, e = picked
     line = text[s:e]
     indent = len(line) - len(line.lstrip())
     r = rng.random()
