@@ -37,3 +37,29 @@ def test_shipped_default_model_completes_code() -> None:
     out = complete(backend, index, "def add(a, b):\n    return ", "\n", max_new=8)
     assert out.text.strip()  # a real, non-empty line
     backend.close()
+
+
+def test_ship_evaluates_and_writes_the_card_from_the_run(tiny_work: Path, tmp_path: Path) -> None:
+    from ghostbook.training.card import EVAL_DEFAULT
+    from ghostbook.training.ship import evaluate_shipped, ship, write_card
+
+    dest = tmp_path / "model"
+    target = ship(tiny_work / "export", "q8_0", dest=dest)
+    report = tmp_path / "report"
+    evaluate_shipped(tiny_work / "export", report, tiny_work / "corpus" / "val.jsonl", model=str(target),
+                     limit=["--limit", "2", "--no-exec"])
+    summary = json.loads((report / EVAL_DEFAULT).read_text())["summary"]
+    assert [r["kind"] for r in summary] == ["single", "multi"] and all(r["n"] == 2 for r in summary)
+    (report / "notes.md").write_text("Hand-written analysis goes here.")
+    card = write_card(tiny_work, report, "tiny", dest=dest).read_text()
+    from ghostbook.training.card import read_log
+    from ghostbook.training.train import load_model
+
+    _, state = load_model(tiny_work / "run")  # other tests may have resumed the shared run
+    last = read_log(tiny_work / "run")[-1]
+    assert f"{state['params']:,} parameters" in card  # from the checkpoint, not a constant
+    assert f"{state['step']} steps = " in card and f"step {last['step']}: {last['val_loss']:.2f}" in card  # the log
+    assert "| llama.cpp:ghostbook-fim-q8_0.gguf | single | 2 |" in card  # from the eval JSON
+    assert "ghostbook-fim-f16.gguf | llama.cpp" in card  # the speed table
+    assert "Hand-written analysis goes here." in card
+    assert "(not measured)" not in card

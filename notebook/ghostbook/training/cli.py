@@ -59,14 +59,22 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
 
     preset = PRESETS[preset_name]
     if max_steps:
-        preset = replace(preset, max_steps=max_steps)
+        preset = replace(preset, max_steps=max_steps, stages=())
     tok = load_tokenizer(work / "tokenizer.json")
     opts = RunOptions(out_dir=work / "run", threads=threads, device=device, max_minutes=max_minutes,
                       compile=compile_, autocast=device != "cpu" or _has_bf16())
     from ghostbook.training.functions import load_or_build
+    from ghostbook.training.train import checkpoint_step
 
     anneal = load_or_build(work / "corpus") if preset.anneal_functions > 0 else None
-    state = train(preset, tok, _texts(work / "corpus", "train"), _texts(work / "corpus", "val"), opts, anneal)
+    train_texts, val_texts = _texts(work / "corpus", "train"), _texts(work / "corpus", "val")
+    state: dict = {}
+    for end in [*preset.stages, preset.max_steps]:
+        if checkpoint_step(opts.out_dir) >= end:
+            continue
+        state = train(replace(preset, max_steps=end), tok, train_texts, val_texts, opts, anneal)
+        if state["step"] < end:  # stopped early (time limit, SIGTERM): resume later
+            break
     print(json.dumps({k: v for k, v in state.items() if k not in ("config", "preset")}))
     return state
 
@@ -95,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--max-minutes", type=float, default=None, help="stop (resumably) after this long")
-    ap.add_argument("--max-steps", type=int, default=None, help="override the preset's step count")
+    ap.add_argument("--max-steps", type=int, default=None,
+                    help="override the preset's schedule with one stage ending here (extends a run)")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model")
     ap.add_argument("--out", type=Path, default=None, help="export folder (default WORK/export)")
     ap.add_argument("--quant", nargs="*", default=["f16", "q8_0", "q4_0"])
@@ -114,7 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.step in ("export", "all"):
         step_export(work, out, args.quant)
     if args.step == "ship":
-        from ghostbook.training.ship import ship
+        from ghostbook.training.ship import evaluate_shipped, ship, write_card
 
         print(f"shipped {ship(out, args.ship_quant)}")
+        report = work / "report"
+        evaluate_shipped(out, report, work / "corpus" / "val.jsonl", force=args.force)
+        print(f"wrote {write_card(work, report, args.preset)}")
     return 0

@@ -1,4 +1,4 @@
-"""Ship an exported model into the package (`models/default/`) and write its model card."""
+"""Ship an exported model into the package (`models/default/`), evaluate it and write its model card."""
 
 from __future__ import annotations
 
@@ -39,19 +39,45 @@ def _context_length(gguf_path: Path) -> int:
     return int(field.parts[field.data[0]][0])
 
 
-def _table(rows: list[dict[str, object]], keys: list[str]) -> str:
-    def fmt(v: object) -> str:
-        return f"{v:.3f}" if isinstance(v, float) else "-" if v is None else str(v)
+def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, force: bool = False,
+                     model: str = "default", limit: list[str] | None = None) -> None:
+    """Run the card's measurements into `report_dir` (each JSON file is kept if it exists, unless
+    `force`): the quantisations on every 5th single-line task, the shipped `model` on all tasks with
+    and without token healing, and the speed benchmark. `limit` (e.g. `["--limit", "2"]`) cuts the
+    task lists for a quick check."""
+    limit = limit or []
+    from ghostbook.eval import bench_models
+    from ghostbook.eval import cli as eval_cli
+    from ghostbook.training import card
 
-    head = "| " + " | ".join(keys) + " |\n|" + "---|" * len(keys) + "\n"
-    return head + "".join("| " + " | ".join(fmt(r.get(k)) for k in keys) + " |\n" for r in rows)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    ggufs = [str(p) for p in sorted(export_dir.glob("ghostbook-fim-*.gguf"))]
+
+    def missing(name: str) -> Path | None:
+        path = report_dir / name
+        return path if force or not path.exists() else None
+
+    if path := missing(card.EVAL_QUANTS):
+        eval_cli.main([*ggufs, "--tasks", "single", "--stride", "5", *limit, "--quiet", "--json", str(path)])
+    if path := missing(card.EVAL_DEFAULT):
+        tasks = ["single", "multi"] + (["heldout"] if heldout and heldout.exists() and heldout.stat().st_size else [])
+        extra = ["--heldout", str(heldout)] if heldout else []
+        eval_cli.main([model, "--tasks", *tasks, *extra, *limit, "--quiet", "--json", str(path)])
+    if path := missing(card.EVAL_NOHEALING):
+        eval_cli.main([model, "--tasks", "single", "--stride", "5", "--no-healing", *limit, "--quiet",
+                       "--json", str(path)])
+    if path := missing(card.BENCH):
+        bench_models.main([*ggufs, str(export_dir / "hf"), "--json", str(path)])
 
 
-def eval_table(eval_json: Path) -> str:
-    rows = json.loads(eval_json.read_text())["summary"]
-    return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing"])
+def write_card(work: Path, report_dir: Path, preset_name: str, dest: Path | None = None) -> Path:
+    """Write `MODEL_CARD.md` next to the shipped model from the run's records."""
+    from ghostbook.training.card import card_text
+    from ghostbook.training.model import PRESETS
 
-
-def bench_table(bench_json: Path) -> str:
-    rows = json.loads(bench_json.read_text())
-    return _table(rows, list(rows[0]))
+    dest = dest or default_model_dir()
+    fim = json.loads((dest / "fim.json").read_text())
+    text = card_text(work, report_dir, PRESETS[preset_name], fim, dest / fim["gguf"])
+    out = dest / "MODEL_CARD.md"
+    out.write_text(text)
+    return out

@@ -38,17 +38,32 @@ class RunOptions:
     autocast: bool = True
 
 
-def lr_at(step: int, p: Preset) -> float:
+def lr_at(step: int, p: Preset, rewarm_start: int | None = None) -> float:
     """Warm-up, stable, decay (WSD): linear warm-up, constant `lr`, then a cosine decay to `min_lr`
     over the last `decay_frac` of `max_steps`. The stable phase does not depend on `max_steps`, so a
-    run can be extended (resumed with a larger `max_steps`) until its decay starts."""
+    run can be extended (resumed with a larger `max_steps`) until its decay starts; a run extended
+    after its decay re-warms linearly from `min_lr` over `warmup_steps` from `rewarm_start`."""
     if step < p.warmup_steps:
         return p.lr * (step + 1) / p.warmup_steps
     start = decay_start(p)
     if step < start:
-        return p.lr
-    frac = min(1.0, (step - start) / max(1, p.max_steps - start))
-    return p.min_lr + 0.5 * (p.lr - p.min_lr) * (1 + math.cos(math.pi * frac))
+        base = p.lr
+    else:
+        frac = min(1.0, (step - start) / max(1, p.max_steps - start))
+        base = p.min_lr + 0.5 * (p.lr - p.min_lr) * (1 + math.cos(math.pi * frac))
+    if rewarm_start is not None and rewarm_start <= step < rewarm_start + p.warmup_steps:
+        ramp = (step - rewarm_start + 1) / p.warmup_steps
+        return min(base, p.min_lr + (p.lr - p.min_lr) * ramp)
+    return base
+
+
+def rewarm_point(step: int, old: dict[str, Any] | None, new: Preset) -> int | None:
+    """`step` when a checkpoint that had already entered its decay (preset `old`) is extended to a
+    longer `new` schedule, so the learning rate climbs back instead of jumping; else None."""
+    if not old or old.get("max_steps", new.max_steps) >= new.max_steps:
+        return None
+    old_start = max(new.warmup_steps, old["max_steps"] - max(1, int(old["max_steps"] * old["decay_frac"])))
+    return step if step > old_start else None
 
 
 def make_optimizer(model: torch.nn.Module, p: Preset) -> torch.optim.AdamW:
@@ -78,6 +93,13 @@ def save_checkpoint(path: Path, model: LlamaForCausalLM, opt: torch.optim.Optimi
     tmp = path.with_suffix(".tmp")
     torch.save({"model": model.state_dict(), "optim": opt.state_dict(), "state": state}, tmp)
     tmp.replace(path)
+
+
+def checkpoint_step(out_dir: Path) -> int:
+    """The step a run folder's checkpoint has reached (0 without one)."""
+    if not (out_dir / CKPT).exists():
+        return 0
+    return int(torch.load(out_dir / CKPT, map_location="cpu", weights_only=False)["state"]["step"])
 
 
 def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict[str, Any]]:
@@ -112,6 +134,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optim"])
         state.update({k: v for k, v in ckpt["state"].items() if k not in ("preset",)})
+        rewarm = rewarm_point(state["step"], ckpt["state"].get("preset"), preset)
+        if rewarm is not None:
+            state["rewarm_start"] = rewarm
     fim = FimConfig()
     sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts)
     val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
@@ -132,8 +157,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
             sampler.rng.seed(preset.seed * 1_000_003 + step)
             sampler.alt_prob = preset.anneal_functions if step >= decay_start(preset) else 0.0
             batch = torch.from_numpy(sampler.batch(preset.batch_size)).to(opts.device)
+            lr = lr_at(step, preset, state.get("rewarm_start"))
             for g in opt.param_groups:
-                g["lr"] = lr_at(step, preset)
+                g["lr"] = lr
             loss = _loss(step_model, batch, opts.autocast, opts.device)
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -141,7 +167,7 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
             opt.step()
             dt = time.time() - t0
             state.update(step=step + 1, tokens=state["tokens"] + tok_per_step, seconds=state["seconds"] + dt)
-            rec = {"step": step + 1, "loss": round(loss.item(), 4), "lr": lr_at(step, preset),
+            rec = {"step": step + 1, "loss": round(loss.item(), 4), "lr": lr,
                    "gnorm": round(float(norm), 3), "tok_s": round(tok_per_step / dt)}
             if (step + 1) % opts.eval_every == 0 or step + 1 == preset.max_steps:
                 state["val_loss"] = rec["val_loss"] = round(evaluate(model, val, opts.autocast, opts.device), 4)

