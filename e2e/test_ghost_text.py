@@ -228,3 +228,21 @@ def test_accept_a_word_then_the_line(server: Server, page: Page) -> None:
         expect(ghost(page)).to_have_text(rest[len(line) :])
     counts = stats(page)
     assert counts["shown"] == 1 and counts["accepted"] == 1, counts  # a partial acceptance counts once
+
+
+def test_after_tab_the_next_suggestion_follows(server: Server, page: Page) -> None:
+    sent = sent_suggests(page)
+    cell = open_two_cells(server, page)
+    page.keyboard.type(PROMPT)
+    text = wait_ghost_done(page)
+    asked = len(sent)
+    page.keyboard.press("Tab")
+    expect(ghost(page)).to_have_count(0)
+    following = wait_ghost_done(page)  # no key pressed: the accept itself asks again, after the pause
+    assert following.strip()
+    later = [m for m in sent[asked:] if m["type"] == "suggest"]
+    assert len(later) == 1 and later[0]["trigger"] == "auto", later
+    assert later[0]["cursor"] == len(PROMPT + text)  # asked at the end of the accepted text
+    page.keyboard.press("Tab")
+    assert doc_text(cell) == PROMPT + text + following
+    assert page.js_errors == []  # type: ignore[attr-defined]

@@ -3,7 +3,8 @@
 // Flow: a user edit (re)starts the debounce timer; when it fires (or at once on Ctrl+Space) a
 // `suggest` goes out with a fresh ref; streamed `suggestion`s for that ref grow the ghost text.
 // Any other edit, cursor move or blur drops the ghost text and cancels the request. Typing the ghost
-// text's next characters consumes them (no new request). Keys (Prec.highest, after the popup's):
+// text's next characters consumes them (no new request); accepting or typing through all of it
+// starts the timer for the next suggestion. Keys (Prec.highest, after the popup's):
 // Tab accepts all, Ctrl+→ the next word, Ctrl+↓ the next line, Esc dismisses (a second Esc then
 // reaches the notebook: command mode). Without ghost text each key does what it did before.
 
@@ -124,7 +125,10 @@ class GhostController {
   update(update: ViewUpdate): void {
     const kinds = update.transactions.map((tr) => tr.annotation(ghostEdit));
     if (kinds.includes("accept")) {
-      if (!update.state.field(ghostField)) this.finish(); // all taken: stop generating the rest
+      if (!update.state.field(ghostField)) {
+        this.finish(); // all taken: stop generating the rest,
+        this.schedule(); // and suggest what comes next after the usual pause
+      }
       return;
     }
     if (kinds.includes("typed")) {
