@@ -63,3 +63,35 @@ def test_ship_evaluates_and_writes_the_card_from_the_run(tiny_work: Path, tmp_pa
     assert "ghostbook-fim-f16.gguf | llama.cpp" in card  # the speed table
     assert "Hand-written analysis goes here." in card
     assert "(not measured)" not in card
+
+
+def _card_row(card: str, model: str, kind: str, n: int) -> dict[str, str]:
+    """A row of one of the card's eval tables, by model, task kind and task count."""
+    for line in card.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[:3] == [model, kind, str(n)]:
+            return dict(zip(["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing"], cells,
+                            strict=False))
+    raise AssertionError(f"no {model} {kind} n={n} row in the model card")
+
+
+def test_shipped_card_numbers_are_reproduced_by_eval() -> None:
+    """The card's single-line exact match for the shipped GGUF (every 5th task) is what `ghostbook eval`
+    measures now, within one point: the card describes the model that is actually shipped."""
+    from ghostbook.eval.backends import load_backend
+    from ghostbook.eval.generate import TokenIndex
+    from ghostbook.eval.runner import evaluate
+    from ghostbook.eval.tasks import humaneval_single_line
+    from ghostbook.training.export import default_model_dir, default_model_path
+
+    path = default_model_path()
+    if not path.exists():
+        pytest.skip("no shipped model yet")
+    card = (default_model_dir() / "MODEL_CARD.md").read_text()
+    tasks = humaneval_single_line()[::5]  # `ghostbook eval --tasks single --stride 5`, as in the card
+    row = _card_row(card, f"llama.cpp:{path.name}", "single", len(tasks))
+    backend = load_backend(path, threads=1, n_ctx=512)
+    summary = evaluate(backend, TokenIndex(backend, backend.vocab_size), tasks, "single", execute=False,
+                       progress=False)
+    backend.close()
+    assert abs(summary.exact_match - float(row["exact_match"])) <= 0.01, (summary.exact_match, row)
