@@ -51,7 +51,8 @@ def step_tokenizer(work: Path, vocab_size: int, max_chars: int = 40_000_000, for
 
 
 def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | None, device: str,
-             max_steps: int | None, compile_: bool) -> dict:
+             max_steps: int | None, compile_: bool, workers: int = 0, budget_minutes: float | None = None,
+             ckpt_every: int = 50) -> dict:
     from dataclasses import replace
 
     from ghostbook.training.tokenizer import load_tokenizer
@@ -62,7 +63,8 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
         preset = replace(preset, max_steps=max_steps, stages=())
     tok = load_tokenizer(work / "tokenizer.json")
     opts = RunOptions(out_dir=work / "run", threads=threads, device=device, max_minutes=max_minutes,
-                      compile=compile_, autocast=device != "cpu" or _has_bf16())
+                      compile=compile_, autocast=device != "cpu" or _has_bf16(), workers=workers,
+                      budget_minutes=budget_minutes, ckpt_every=ckpt_every)
     from ghostbook.training.functions import load_or_build
     from ghostbook.training.train import checkpoint_step
 
@@ -95,8 +97,11 @@ def step_export(work: Path, out: Path, quants: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ghostbook train", description=__doc__)
-    ap.add_argument("step", nargs="?", choices=["corpus", "tokenizer", "run", "export", "ship", "all"],
-                    default="all", help="one step, or all of corpus..export (ship copies into the package)")
+    ap.add_argument("step", nargs="?", default="all",
+                    choices=["corpus", "tokenizer", "run", "export", "ship", "all", "pack-data", "pack-model",
+                             "unpack-model"],
+                    help="one step, or all of corpus..export (ship copies into the package); pack-data, "
+                         "pack-model and unpack-model carry a run to a GPU machine and back (gpu_train.sh)")
     ap.add_argument("--preset", default="default", choices=sorted(PRESETS))
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="working folder (corpus, checkpoints)")
     ap.add_argument("--roots", type=Path, nargs="*", help="source folders (default: stdlib + site-packages)")
@@ -106,9 +111,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-steps", type=int, default=None,
                     help="override the preset's schedule with one stage ending here (extends a run)")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model")
+    ap.add_argument("--workers", type=int, default=0, help="processes drawing batches ahead (for a GPU)")
+    ap.add_argument("--ckpt-every", type=int, default=50, help="steps between checkpoints")
+    ap.add_argument("--budget-minutes", type=float, default=None,
+                    help="fit the schedule, decay included, into this many minutes (timed after a few steps)")
+    ap.add_argument("--from", dest="source", type=Path, default=None, help="folder of model parts (unpack-model)")
     ap.add_argument("--out", type=Path, default=None, help="export folder (default WORK/export)")
     ap.add_argument("--quant", nargs="*", default=["f16", "q8_0", "q4_0"])
-    ap.add_argument("--force", action="store_true", help="rebuild corpus/tokenizer even if present")
+    ap.add_argument("--force", action="store_true",
+                    help="rebuild corpus/tokenizer even if present; `ship`: measure again")
     ap.add_argument("--ship-quant", default="q8_0", help="quantisation copied by `ship`")
     args = ap.parse_args(argv)
     work: Path = args.work.expanduser()
@@ -119,9 +130,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.step in ("tokenizer", "all"):
         step_tokenizer(work, PRESETS[args.preset].vocab_size, force=args.force)
     if args.step in ("run", "all"):
-        step_run(work, args.preset, args.threads, args.max_minutes, args.device, args.max_steps, args.compile)
+        step_run(work, args.preset, args.threads, args.max_minutes, args.device, args.max_steps, args.compile,
+                 args.workers, args.budget_minutes, args.ckpt_every)
     if args.step in ("export", "all"):
         step_export(work, out, args.quant)
+    if args.step in ("pack-data", "pack-model", "unpack-model"):
+        from ghostbook.training import pack
+
+        if args.step == "unpack-model":
+            if args.source is None:
+                ap.error("unpack-model needs --from FOLDER")
+            print(f"wrote {pack.unpack_model(args.source, work / 'run')}")
+            return 0
+        if args.out is None:
+            ap.error(f"{args.step} needs --out FOLDER")
+        made = pack.pack_data(work, args.out) if args.step == "pack-data" else pack.pack_model(work / "run", args.out)
+        for path in made:
+            print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if args.step == "ship":
         from ghostbook.training.ship import evaluate_shipped, ship, write_card
 
@@ -130,3 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         evaluate_shipped(out, report, work / "corpus" / "val.jsonl", force=args.force)
         print(f"wrote {write_card(work, report, args.preset)}")
     return 0
+
+
+if __name__ == "__main__":  # `python3 -m ghostbook.training.cli` where only the training dependencies are
+    raise SystemExit(main())

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from tqdm import tqdm
 
@@ -175,7 +177,15 @@ def build_corpus(
     return report
 
 
+def open_split(path: Path) -> IO[str]:
+    """Open a jsonl file, or its xz-compressed copy `PATH.xz` (made by `ghostbook train pack-data`)."""
+    packed = path.with_name(path.name + ".xz")
+    if not path.exists() and packed.exists():
+        return lzma.open(packed, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
 def read_docs(path: Path) -> list[Doc]:
-    """Load a jsonl split written by `build_corpus`."""
-    with path.open(encoding="utf-8") as f:
+    """Load a jsonl split written by `build_corpus` (or its packed `.xz` copy)."""
+    with open_split(path) as f:
         return [Doc(**json.loads(line)) for line in f if line.strip()]

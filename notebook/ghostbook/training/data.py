@@ -1,12 +1,16 @@
-"""Training sequences: documents windowed, FIM-transformed, tokenised part by part and packed."""
+"""Training sequences: documents windowed, FIM-transformed, tokenised part by part and packed; batches
+by step, drawn in process or by worker processes."""
 
 from __future__ import annotations
 
 import bisect
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import torch
 from tokenizers import Tokenizer
 
 from ghostbook.training.fim import SPAN_WEIGHTS, fit, psm, random_split, spm
@@ -89,3 +93,50 @@ class SequenceSampler:
 
     def batch(self, size: int) -> np.ndarray:
         return np.array([self.sequence() for _ in range(size)], dtype=np.int64)
+
+
+def draw_batch(sampler: SequenceSampler, step: int, batch_size: int, seed: int, anneal_from: int,
+               anneal_share: float) -> np.ndarray:
+    """The batch of `step`: the same ids whoever draws it, so a resumed run sees the data it would have."""
+    sampler.rng.seed(seed * 1_000_003 + step)
+    sampler.alt_prob = anneal_share if step >= anneal_from else 0.0
+    return sampler.batch(batch_size)
+
+
+class StepBatches(torch.utils.data.IterableDataset):
+    """(step, batch) for steps `start` to `end`; a DataLoader worker k of n draws steps start+k,
+    start+k+n, ... and the loader hands them out in step order."""
+
+    def __init__(self, sampler: SequenceSampler, start: int, end: int, batch_size: int, seed: int, anneal_from: int,
+                 anneal_share: float) -> None:
+        self.sampler, self.start, self.end = sampler, start, end
+        self.args = (batch_size, seed, anneal_from, anneal_share)
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        info = torch.utils.data.get_worker_info()
+        k, n = (info.id, info.num_workers) if info else (0, 1)
+        for step in range(self.start + k, self.end, n):
+            yield step, draw_batch(self.sampler, step, *self.args)
+
+
+class BatchStream:
+    """Batches by step, drawn in this process (`workers` 0) or ahead by worker processes (a GPU
+    outruns one Python process tokenising and cutting FIM examples)."""
+
+    def __init__(self, batches: StepBatches, workers: int = 0) -> None:
+        self._loader: Any = None
+        if workers > 0:
+            self._loader = torch.utils.data.DataLoader(batches, batch_size=None, num_workers=workers,
+                                                       prefetch_factor=4)
+            self._it: Iterator[Any] = iter(self._loader)
+        else:
+            self._it = iter(batches)
+
+    def next(self) -> tuple[int, torch.Tensor]:
+        step, batch = next(self._it)
+        return int(step), torch.as_tensor(batch)
+
+    def close(self) -> None:
+        shutdown = getattr(self._it, "_shutdown_workers", None)
+        if shutdown is not None:
+            shutdown()

@@ -47,13 +47,14 @@ def function_docs(texts: Iterable[str], limit: int = 200_000) -> list[str]:
 
 
 def load_or_build(corpus_dir: Path) -> list[str]:
-    """`corpus_dir/functions.jsonl`, built from `train.jsonl` on first use."""
-    from ghostbook.training.corpus import read_docs
+    """`corpus_dir/functions.jsonl` (or its packed `.xz` copy), built from `train.jsonl` on first use."""
+    from ghostbook.training.corpus import open_split, read_docs
 
     path = corpus_dir / "functions.jsonl"
-    if not path.exists():
+    if not path.exists() and not path.with_name(path.name + ".xz").exists():
         docs = function_docs(d.text for d in read_docs(corpus_dir / "train.jsonl"))
         tmp = path.with_suffix(".tmp")
         tmp.write_text("".join(json.dumps(d) + "\n" for d in docs))
         tmp.replace(path)
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
+    with open_split(path) as f:
+        return [json.loads(line) for line in f if line.strip()]

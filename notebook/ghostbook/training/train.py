@@ -6,7 +6,7 @@ import json
 import math
 import signal
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from tokenizers import Tokenizer
 from tqdm import tqdm
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from ghostbook.training.data import FimConfig, SequenceSampler
+from ghostbook.training.data import BatchStream, FimConfig, SequenceSampler, StepBatches
 from ghostbook.training.model import Preset, build_model, count_params, llama_config
 from ghostbook.training.tokenizer import special_ids
 
@@ -36,6 +36,17 @@ class RunOptions:
     val_batches: int = 4
     compile: bool = False
     autocast: bool = True
+    workers: int = 0  # processes drawing batches ahead (0: in the training process)
+    budget_minutes: float | None = None  # fit the schedule (its decay included) into this much time
+
+
+# Steps timed to fit a schedule into a time budget, after a few warm-up ones (compilation).
+PROBE_AFTER, PROBE_STEPS, BUDGET_MARGIN = 5, 20, 0.95
+
+
+def fit_to_budget(p: Preset, step: int, seconds_per_step: float, seconds_left: float) -> Preset:
+    """`p` with `max_steps` set so that the rest of the run (decay included) ends within `seconds_left`."""
+    return replace(p, max_steps=step + max(1, int(seconds_left * BUDGET_MARGIN / seconds_per_step)))
 
 
 def lr_at(step: int, p: Preset, rewarm_start: int | None = None) -> float:
@@ -131,6 +142,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
              "preset": asdict(preset), "params": count_params(model)}
     if (out / CKPT).exists():
         ckpt = torch.load(out / CKPT, map_location=opts.device, weights_only=False)
+        if "optim" not in ckpt:
+            raise ValueError(f"{out / CKPT} holds no optimizer state (a packed model): export or evaluate it, "
+                             "or resume from the full checkpoint")
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optim"])
         state.update({k: v for k, v in ckpt["state"].items() if k not in ("preset",)})
@@ -148,15 +162,24 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
     deadline = time.time() + opts.max_minutes * 60 if opts.max_minutes else None
     bar = tqdm(total=preset.max_steps, initial=state["step"], desc="train", unit="step", dynamic_ncols=True)
     tok_per_step = preset.batch_size * preset.seq_len
+    budget_end = time.time() + opts.budget_minutes * 60 if opts.budget_minutes else None
+    probe: dict[str, float] = {}
+
+    def stream(start: int) -> BatchStream:
+        batches = StepBatches(sampler, start, preset.max_steps, preset.batch_size, preset.seed, decay_start(preset),
+                              preset.anneal_functions)
+        return BatchStream(batches, opts.workers)
+
+    first = state["step"]
+    batches = stream(first)
     try:
         while state["step"] < preset.max_steps and not stop["flag"]:
             if deadline and time.time() > deadline:
                 break
             t0 = time.time()
-            step = state["step"]
-            sampler.rng.seed(preset.seed * 1_000_003 + step)
-            sampler.alt_prob = preset.anneal_functions if step >= decay_start(preset) else 0.0
-            batch = torch.from_numpy(sampler.batch(preset.batch_size)).to(opts.device)
+            step, batch = batches.next()
+            assert step == state["step"], (step, state["step"])
+            batch = batch.to(opts.device)
             lr = lr_at(step, preset, state.get("rewarm_start"))
             for g in opt.param_groups:
                 g["lr"] = lr
@@ -169,6 +192,15 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
             state.update(step=step + 1, tokens=state["tokens"] + tok_per_step, seconds=state["seconds"] + dt)
             rec = {"step": step + 1, "loss": round(loss.item(), 4), "lr": lr,
                    "gnorm": round(float(norm), 3), "tok_s": round(tok_per_step / dt)}
+            if budget_end is not None and step + 1 == first + PROBE_AFTER:
+                probe["t0"] = time.time()
+            if budget_end is not None and step + 1 == first + PROBE_AFTER + PROBE_STEPS:
+                per_step = (time.time() - probe["t0"]) / PROBE_STEPS
+                preset = fit_to_budget(preset, step + 1, per_step, budget_end - time.time())
+                state["preset"] = asdict(preset)
+                rec["budget_max_steps"] = bar.total = preset.max_steps
+                batches.close()
+                batches = stream(step + 1)  # the decay (and its annealing data) now starts elsewhere
             if (step + 1) % opts.eval_every == 0 or step + 1 == preset.max_steps:
                 state["val_loss"] = rec["val_loss"] = round(evaluate(model, val, opts.autocast, opts.device), 4)
             log.write(json.dumps(rec) + "\n")
@@ -178,6 +210,7 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
             if (step + 1) % opts.ckpt_every == 0:
                 save_checkpoint(out / CKPT, model, opt, state)
     finally:
+        batches.close()
         bar.close()
         log.close()
         signal.signal(signal.SIGTERM, old)
