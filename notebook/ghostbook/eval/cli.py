@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out subset)")
     ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
     ap.add_argument("--no-healing", action="store_true", help="disable token healing")
+    ap.add_argument("--layout", choices=["psm", "spm"], default="psm",
+                    help="FIM prompt layout (Ghostbook's editor uses the one in the model's fim.json)")
     ap.add_argument("--heldout", default="~/.cache/ghostbook/train/corpus/val.jsonl")
     ap.add_argument("--heldout-n", type=int, default=300)
     ap.add_argument("--threads", type=int, default=1)
@@ -85,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.tasks:
             t0 = time.time()
             summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
-                                        healing=not args.no_healing, progress=not args.quiet)
-            row = {"model": backend.name, "healing": not args.no_healing, **summary.row(),
+                                        healing=not args.no_healing, progress=not args.quiet, layout=args.layout)
+            row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout, **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
             details.append({**row, "results": [r.__dict__ for r in summary.results]})

@@ -16,6 +16,7 @@ from ghostbook.training.model import Preset
 EVAL_DEFAULT = "eval_default.json"
 EVAL_QUANTS = "eval_quants.json"
 EVAL_NOHEALING = "eval_nohealing.json"
+EVAL_SPM = "eval_spm.json"
 BENCH = "bench.json"
 NOTES = "notes.md"
 
@@ -31,7 +32,7 @@ def _table(rows: list[dict[str, Any]], keys: list[str]) -> str:
 def eval_table(eval_json: Path) -> str:
     """The summary rows of a `ghostbook eval --json` file as a Markdown table."""
     rows = json.loads(eval_json.read_text())["summary"]
-    return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing"])
+    return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout"])
 
 
 def bench_table(bench_json: Path) -> str:
@@ -188,6 +189,9 @@ Quantisations (every 5th single-line task):
 Without token healing (every 5th single-line task):
 
 {_section(report_dir / EVAL_NOHEALING, eval_table)}
+In the editor's layout, SPM (every 5th single-line task):
+
+{_section(report_dir / EVAL_SPM, eval_table)}
 {notes}
 ## Speed (`ghostbook bench models`, 1 thread, this CPU)
 
