@@ -40,7 +40,7 @@ chromium:
 
 lint:
 	$(VENV)/bin/ruff check notebook kernels tests e2e bench
-	$(VENV)/bin/mypy notebook/ghostbook/protocol.py notebook/ghostbook/session notebook/ghostbook/documents notebook/ghostbook/web notebook/ghostbook/kernel
+	$(VENV)/bin/mypy notebook/ghostbook kernels/ghostbook_kernel
 	cd frontend && npm run typecheck && npm test
 
 unit:

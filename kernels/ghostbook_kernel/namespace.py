@@ -98,7 +98,8 @@ def describe(name, value):
 def summary(user_ns, hidden=()):
     """JSON list of lines describing the user's variables (sorted by name, bounded); `hidden` are
     names IPython put there itself (`get_ipython().user_ns_hidden`)."""
-    lines, total = [], 0
+    lines: list = []
+    total = 0
     for name in sorted(user_ns):
         if name.startswith("_") or name in SKIP_NAMES or name in hidden:
             continue
