@@ -89,12 +89,12 @@ def _schedule(preset: Preset) -> str:
 
 def card_text(work: Path, report_dir: Path, preset: Preset, fim_json: dict[str, Any], gguf_path: Path) -> str:
     """The model card as Markdown."""
-    from ghostbook.training.train import CKPT
+    from ghostbook.training.train import checkpoint_state
 
     log = read_log(work / "run")
-    import torch
-
-    state = torch.load(work / "run" / CKPT, map_location="cpu", weights_only=False)["state"]
+    state = checkpoint_state(work / "run")
+    if state is None:
+        raise FileNotFoundError(f"no checkpoint in {work / 'run'}: train first")
     params = int(state["params"])
     summary = compute_summary(log, preset, params)
     vals = [r for r in log if "val_loss" in r]

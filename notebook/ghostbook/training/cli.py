@@ -71,11 +71,13 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
     anneal = load_or_build(work / "corpus") if preset.anneal_functions > 0 else None
     train_texts, val_texts = _texts(work / "corpus", "train"), _texts(work / "corpus", "val")
     state: dict = {}
+    done = checkpoint_step(opts.out_dir)
     for end in [*preset.stages, preset.max_steps]:
-        if checkpoint_step(opts.out_dir) >= end:
+        if done >= end:
             continue
         state = train(replace(preset, max_steps=end), tok, train_texts, val_texts, opts, anneal)
-        if state["step"] < end:  # stopped early (time limit, SIGTERM): resume later
+        done = state["step"]
+        if done < end:  # stopped early (time limit, SIGTERM): resume later
             break
     print(json.dumps({k: v for k, v in state.items() if k not in ("config", "preset")}))
     return state

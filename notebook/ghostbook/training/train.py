@@ -106,11 +106,17 @@ def save_checkpoint(path: Path, model: LlamaForCausalLM, opt: torch.optim.Optimi
     tmp.replace(path)
 
 
+def checkpoint_state(out_dir: Path) -> dict[str, Any] | None:
+    """The training state (step, tokens, params, ...) of a run folder's checkpoint, or None without one."""
+    if not (out_dir / CKPT).exists():
+        return None
+    return dict(torch.load(out_dir / CKPT, map_location="cpu", weights_only=False)["state"])
+
+
 def checkpoint_step(out_dir: Path) -> int:
     """The step a run folder's checkpoint has reached (0 without one)."""
-    if not (out_dir / CKPT).exists():
-        return 0
-    return int(torch.load(out_dir / CKPT, map_location="cpu", weights_only=False)["state"]["step"])
+    state = checkpoint_state(out_dir)
+    return int(state["step"]) if state else 0
 
 
 def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict[str, Any]]:
