@@ -21,6 +21,22 @@ def test_task_sets() -> None:
     assert len({t.task_id for t in single}) == len(single)
 
 
+def test_cursor_cuts_keep_the_program_and_move_into_the_line() -> None:
+    by_cut = {cut: humaneval_single_line(cut=cut) for cut in ("line", "indent", "mid")}
+    assert len({len(v) for v in by_cut.values()}) == 1
+    for line, indent, mid in zip(*by_cut.values(), strict=True):
+        program = line.prefix + line.middle + line.suffix
+        assert indent.prefix + indent.middle + indent.suffix == program == mid.prefix + mid.middle + mid.suffix
+        code = line.middle.lstrip()
+        assert indent.middle == code and not indent.prefix.endswith("\n")
+        if len(code) >= 3:  # the cursor sits inside the code: neither at its start nor after its end
+            assert mid.middle and len(mid.middle) < len(code) and code.endswith(mid.middle)
+    assert sum(a.middle != b.middle for a, b in zip(by_cut["mid"], humaneval_single_line(cut="mid"),
+                                                    strict=True)) == 0  # seeded
+    with pytest.raises(ValueError, match="unknown cut"):
+        humaneval_single_line(cut="nowhere")
+
+
 # First lines of solutions always run (a later line may sit in a branch the tests never reach).
 FIRST_LINES = [t for t in humaneval_single_line() if t.task_id.endswith("/L0")]
 
@@ -69,6 +85,10 @@ def test_evaluate_runs_on_tiny_model(tiny_work: Path, kind: str) -> None:
     assert healed.tokens and index.pieces[healed.tokens[0]].startswith(removed)
     plain = complete(backend, index, "def f(x):\n    ret", "\n", max_new=5, healing=False)
     assert plain.prompt_tokens == healed.prompt_tokens + 1
+    # At the start of a line the prefix is a boundary the model was trained on: no healing.
+    line_start = complete(backend, index, "def f(x):\n", "\n", max_new=5)
+    assert line_start.prompt_tokens == complete(backend, index, "def f(x):\n", "\n", max_new=5,
+                                                healing=False).prompt_tokens
     summary = evaluate(backend, index, humaneval_single_line(limit=3), "single", progress=False)
     assert summary.n == 3 and summary.pass_at_1 is not None and 0 <= summary.exact_match <= 1
     backend.close()

@@ -6,8 +6,10 @@ import random
 
 import pytest
 from ghostbook.training.fim import (
+    _line_starts,
     block_span,
     char_span,
+    code_lines,
     fit,
     line_span,
     psm,
@@ -51,6 +53,43 @@ def test_block_span_covers_several_whole_lines() -> None:
     rng = random.Random(3)
     s = block_span(DOC, rng)
     assert s.middle.count("\n") >= 1 and (s.prefix == "" or s.prefix.endswith("\n"))
+
+
+DOCUMENTED = '''def f(x):
+    """Summary line.
+
+    More prose, with a quote: "it".
+    """
+    # a comment
+    y = x + 1  # trailing comment
+    s = """a string
+that spans lines"""
+    return y
+'''
+
+
+def test_code_lines_skip_docstrings_and_comments() -> None:
+    lines = DOCUMENTED.split("\n")
+    picked = [lines[i].strip() for i in code_lines(DOCUMENTED, _line_starts(DOCUMENTED))]
+    assert picked == ["def f(x):", "y = x + 1  # trailing comment", 's = """a string', "return y"]
+
+
+@pytest.mark.parametrize("fn", [line_span, rest_of_line_span, block_span])
+def test_code_only_spans_start_at_code_lines(fn) -> None:
+    rng = random.Random(4)
+    code = {"def f(x):", "y = x + 1  # trailing comment", 's = """a string', "return y"}
+    starts = set()
+    for _ in range(200):
+        s = fn(DOCUMENTED, rng, True)
+        assert s.prefix + s.middle + s.suffix == DOCUMENTED
+        line = DOCUMENTED[len(s.prefix) - len(s.prefix.split("\n")[-1]):].split("\n")[0].strip()
+        assert line in code
+        starts.add(line)
+    assert len(starts) >= 3
+    # Without the flag the docstring and comment lines are picked too (the old recipe).
+    anywhere = {DOCUMENTED[len(s.prefix):].split("\n")[0].strip() for s in (line_span(DOCUMENTED, rng)
+                                                                           for _ in range(200))}
+    assert '"""' in anywhere and "# a comment" in anywhere
 
 
 def test_layouts_and_fit() -> None:

@@ -27,6 +27,25 @@ def test_packed_corpus_reads_like_the_original(tiny_work: Path, tmp_path: Path) 
     assert (packed / "train.jsonl.xz").stat().st_size < (tiny_work / "corpus" / "train.jsonl").stat().st_size / 2
 
 
+def test_function_documents_share_before_and_during_the_decay(tiny_work: Path) -> None:
+    from ghostbook.training.cli import _texts
+    from ghostbook.training.data import FimConfig, SequenceSampler, draw_batch
+    from ghostbook.training.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(tiny_work / "tokenizer.json")
+    marker = "zq_marker_function"
+    sampler = SequenceSampler(_texts(tiny_work / "corpus", "train"), tok, 64, FimConfig(fim_rate=0.0), 7,
+                              [f"def {marker}():\n    return 1\n"])
+
+    def share(step: int, stable_share: float) -> float:
+        batch = draw_batch(sampler, step, 8, 7, anneal_from=10, anneal_share=0.5, stable_share=stable_share)
+        return sum(marker in tok.decode(row.tolist()) for row in batch) / len(batch)
+
+    assert share(3, 0.0) == 0.0  # the first recipe: corpus windows only before the decay
+    assert share(3, 1.0) == 1.0
+    assert 0.0 < share(12, 0.0) < 1.0  # the decay anneals on function documents either way
+
+
 @pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")  # workers fork a process that has threads
 def test_worker_processes_draw_the_same_batches(tiny_work: Path) -> None:
     from ghostbook.training.cli import _texts

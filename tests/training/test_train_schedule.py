@@ -49,9 +49,21 @@ def test_preset_grown_in_stages_runs_each_stage_with_a_rewarm(tiny_work: Path, t
     work.mkdir()
     shutil.copytree(tiny_work / "corpus", work / "corpus")
     shutil.copy(tiny_work / "tokenizer.json", work / "tokenizer.json")
-    staged = replace(PRESETS["tiny"], warmup_steps=2, max_steps=16, stages=(8,))
+    staged = replace(PRESETS["tiny"], warmup_steps=2, max_steps=16, stages=(8,), recipe_from=8)
     monkeypatch.setitem(PRESETS, "tiny", staged)
+    from ghostbook.training import train as train_module
+
+    recipes: list[tuple[bool, float]] = []  # (code-line spans, function share before the decay) per stage
+    real = train_module.StepBatches
+
+    def spy(sampler, *args):  # type: ignore[no-untyped-def]
+        if args[0] in (0, 8):
+            recipes.append((sampler.fim.code_lines, args[-1]))
+        return real(sampler, *args)
+
+    monkeypatch.setattr(train_module, "StepBatches", spy)
     assert main(["run", "--preset", "tiny", "--work", str(work)]) == 0
+    assert recipes == [(False, 0.0), (True, staged.functions_share)]  # the second recipe from step 8
     _, state = load_model(work / "run")
     assert state["step"] == 16 and state["rewarm_start"] == 8
     # Log record N holds the learning rate of its step index N - 1.

@@ -26,7 +26,7 @@ def _tasks(name: str, args: argparse.Namespace) -> list:
     from ghostbook.eval import tasks as t
 
     if name == "single":
-        tasks = t.humaneval_single_line()
+        tasks = t.humaneval_single_line(cut=args.cut)
     elif name == "multi":
         tasks = t.humaneval_multi_line()
     else:
@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out subset)")
     ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
     ap.add_argument("--no-healing", action="store_true", help="disable token healing")
+    ap.add_argument("--cut", choices=["line", "indent", "mid"], default="line",
+                    help="single-line tasks: cursor at the line's start, after its indentation, or inside it")
     ap.add_argument("--layout", choices=["psm", "spm"], default="psm",
                     help="FIM prompt layout (Ghostbook's editor uses the one in the model's fim.json)")
     ap.add_argument("--heldout", default="~/.cache/ghostbook/train/corpus/val.jsonl")
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.time()
             summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
                                         healing=not args.no_healing, progress=not args.quiet, layout=args.layout)
-            row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout, **summary.row(),
+            row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout,
+                   "cut": args.cut if name == "single" else "-", **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
             details.append({**row, "results": [r.__dict__ for r in summary.results]})

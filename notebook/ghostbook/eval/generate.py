@@ -7,6 +7,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ghostbook.completion.healing import should_heal
 from ghostbook.training.fim import fit, psm, spm
 
 
@@ -60,10 +61,11 @@ def build_prompt(backend: Backend, prefix_ids: list[int], suffix_ids: list[int],
 
 def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_new: int = 48,
              single_line: bool = True, healing: bool = True, layout: str = "psm") -> Completion:
-    """Greedy middle for (prefix, suffix); single-line stops at the first newline of the middle."""
+    """Greedy middle for (prefix, suffix); single-line stops at the first newline of the middle.
+    With `healing`, the editor's rule decides whether to heal this prefix (`should_heal`)."""
     prefix_ids = backend.encode(prefix)
     removed = b""
-    if healing:
+    if healing and should_heal(prefix):
         prefix_ids, removed = heal(prefix_ids, index)
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
     logits = backend.start(prompt)

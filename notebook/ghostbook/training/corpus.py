@@ -6,17 +6,18 @@ import hashlib
 import json
 import lzma
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from tqdm import tqdm
 
 from ghostbook.training.decontaminate import Decontaminator, humaneval_texts
 from ghostbook.training.scrub import scrub
-from ghostbook.training.sources import Source, site_package_sources, stdlib_source
+from ghostbook.training.sources import Source, folder_source, site_package_sources, stdlib_source
 
 MAX_BYTES = 256_000
 MIN_BYTES = 200
@@ -160,7 +161,14 @@ def build_corpus(
     out_dir.mkdir(parents=True, exist_ok=True)
     report = CorpusReport()
     if roots:
-        sources = [Source(r.resolve(), r.name, "user-supplied") for r in roots]
+        sources = []
+        for root in roots:
+            src, ok = folder_source(root)
+            if ok:
+                sources.append(src)
+            else:
+                report.licences[src.name] = f"SKIPPED ({src.licence})"
+                report.count("licence", 0)
     else:
         sources = default_sources(report)
     decon = Decontaminator(humaneval_texts()) if decontaminate else None
@@ -175,6 +183,42 @@ def build_corpus(
             f.close()
     (out_dir / "report.json").write_text(json.dumps(report.to_json(), indent=2))
     return report
+
+
+def extend_corpus(corpus_dir: Path, roots: list[Path], repeat: int = 1) -> dict[str, Any]:
+    """Add the files of `roots` (filtered, scrubbed and decontaminated like the rest, minus files the
+    corpus already holds) to the training split of an existing corpus, `repeat` times (to up-weight
+    small, valuable sources); their validation share is left out so validation stays comparable. The
+    function-level documents are rebuilt from the extended split on next use. Returns the extension's
+    record, also appended to `report.json` under "extensions"."""
+    train = corpus_dir / "train.jsonl"
+    if not train.exists():
+        raise FileNotFoundError(f"{train} not found: build the corpus first (a packed corpus cannot be extended)")
+    held = {_text_digest(d.text) for split in ("train", "val") for d in read_docs(corpus_dir / f"{split}.jsonl")}
+    with tempfile.TemporaryDirectory() as tmp:
+        extra = build_corpus(Path(tmp), roots)
+        docs = [d for d in read_docs(Path(tmp) / "train.jsonl") if _text_digest(d.text) not in held]
+    lines = "".join(json.dumps(d.__dict__) + "\n" for d in docs)
+    with train.open("a", encoding="utf-8") as f:
+        f.write(lines * repeat)
+    kept: Counter[str] = Counter()
+    for d in docs:
+        kept[d.source] += len(d.text.encode("utf-8"))
+    record = {"repeat": repeat, "files": len(docs), "bytes": sum(kept.values()),
+              "already_in_corpus": extra.files["split_train"] - len(docs),
+              "kept_bytes_by_source": dict(kept.most_common()), "dropped": {
+                  k: v for k, v in extra.files.items() if k not in ("kept", "split_train", "split_val")},
+              "held_out_unused": extra.files["split_val"]}
+    report = json.loads((corpus_dir / "report.json").read_text())
+    report.setdefault("extensions", []).append(record)
+    report["licences"].update(extra.licences)
+    (corpus_dir / "report.json").write_text(json.dumps(report, indent=2))
+    (corpus_dir / "functions.jsonl").unlink(missing_ok=True)
+    return record
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 
 
 def open_split(path: Path) -> IO[str]:

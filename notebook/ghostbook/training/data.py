@@ -25,6 +25,7 @@ class FimConfig:
     spm_rate: float = 0.2
     chars_per_token: float = 3.5
     weights: tuple[tuple[str, float], ...] = tuple(SPAN_WEIGHTS.items())
+    code_lines: bool = False  # line-shaped spans start at code lines
 
 
 class SequenceSampler:
@@ -77,7 +78,7 @@ class SequenceSampler:
         eot = self.ids["<|endoftext|>"]
         if self.rng.random() >= self.fim.fim_rate:
             return self.encode(text) + [eot]
-        split = random_split(text, self.rng, self.weights)
+        split = random_split(text, self.rng, self.weights, self.fim.code_lines)
         middle = self.encode(split.middle)
         budget = self.seq_len - len(middle) - 4
         prefix, suffix = fit(self.encode(split.prefix), self.encode(split.suffix), budget)
@@ -96,10 +97,11 @@ class SequenceSampler:
 
 
 def draw_batch(sampler: SequenceSampler, step: int, batch_size: int, seed: int, anneal_from: int,
-               anneal_share: float) -> np.ndarray:
-    """The batch of `step`: the same ids whoever draws it, so a resumed run sees the data it would have."""
+               anneal_share: float, stable_share: float = 0.0) -> np.ndarray:
+    """The batch of `step`: the same ids whoever draws it, so a resumed run sees the data it would have.
+    A share of documents comes from the second pool: `anneal_share` from `anneal_from` on, else `stable_share`."""
     sampler.rng.seed(seed * 1_000_003 + step)
-    sampler.alt_prob = anneal_share if step >= anneal_from else 0.0
+    sampler.alt_prob = anneal_share if step >= anneal_from else stable_share
     return sampler.batch(batch_size)
 
 
@@ -108,9 +110,9 @@ class StepBatches(torch.utils.data.IterableDataset):
     start+k+n, ... and the loader hands them out in step order."""
 
     def __init__(self, sampler: SequenceSampler, start: int, end: int, batch_size: int, seed: int, anneal_from: int,
-                 anneal_share: float) -> None:
+                 anneal_share: float, stable_share: float = 0.0) -> None:
         self.sampler, self.start, self.end = sampler, start, end
-        self.args = (batch_size, seed, anneal_from, anneal_share)
+        self.args = (batch_size, seed, anneal_from, anneal_share, stable_share)
 
     def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
         info = torch.utils.data.get_worker_info()

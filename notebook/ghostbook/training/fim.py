@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 EOT = "<|endoftext|>"
@@ -43,10 +44,34 @@ def _nonblank_lines(text: str, starts: list[int]) -> list[int]:
     return [i for i, s in enumerate(starts) if text[s : _line_end(text, s)].strip()]
 
 
-def _random_line(text: str, rng: random.Random) -> tuple[int, int] | None:
-    """Start and end (without the newline) of a random non-blank line, or None if there is none."""
+_TRIPLE = re.compile(r'"""|\'\'\'')
+
+
+def code_lines(text: str, starts: list[int]) -> list[int]:
+    """Indices of the non-blank lines that are code: not comments, not inside or opening a
+    triple-quoted string (docstrings), by a quote-parity scan (cheap, right for ordinary code)."""
+    out: list[int] = []
+    open_quote: str | None = None
+    for i, s in enumerate(starts):
+        line = text[s : _line_end(text, s)]
+        stripped = line.strip()
+        was_open = open_quote is not None
+        for m in _TRIPLE.finditer(line):
+            q = m.group()
+            if open_quote is None:
+                open_quote = q
+            elif open_quote == q:
+                open_quote = None
+        if stripped and not was_open and not stripped.startswith(("#", '"""', "'''", 'r"""', "r'''")):
+            out.append(i)
+    return out
+
+
+def _random_line(text: str, rng: random.Random, code_only: bool = False) -> tuple[int, int] | None:
+    """Start and end (without the newline) of a random non-blank line (a code line if `code_only`
+    and the text has one), or None if there is none."""
     starts = _line_starts(text)
-    lines = _nonblank_lines(text, starts)
+    lines = (code_lines(text, starts) if code_only else []) or _nonblank_lines(text, starts)
     if not lines:
         return None
     s = starts[rng.choice(lines)]
@@ -59,18 +84,18 @@ def char_span(text: str, rng: random.Random) -> Split:
     return Split(text[:a], text[a:b], text[b:], "char")
 
 
-def line_span(text: str, rng: random.Random) -> Split | None:
+def line_span(text: str, rng: random.Random, code_only: bool = False) -> Split | None:
     """One whole non-blank line (with its indentation, without its newline): HumanEval single-line."""
-    picked = _random_line(text, rng)
+    picked = _random_line(text, rng, code_only)
     if picked is None:
         return None
     s, e = picked
     return Split(text[:s], text[s:e], text[e:], "line")
 
 
-def rest_of_line_span(text: str, rng: random.Random) -> Split | None:
+def rest_of_line_span(text: str, rng: random.Random, code_only: bool = False) -> Split | None:
     """Cursor inside a line (after the indent, after a space, or mid-word); the middle ends the line."""
-    picked = _random_line(text, rng)
+    picked = _random_line(text, rng, code_only)
     if picked is None:
         return None
     s, e = picked
@@ -87,26 +112,29 @@ def rest_of_line_span(text: str, rng: random.Random) -> Split | None:
     return Split(text[:cut], text[cut:e], text[e:], "rest_of_line")
 
 
-def block_span(text: str, rng: random.Random, max_lines: int = 12) -> Split | None:
-    """Two or more consecutive whole lines: HumanEval multi-line."""
+def block_span(text: str, rng: random.Random, code_only: bool = False, max_lines: int = 12) -> Split | None:
+    """Two or more consecutive whole lines (starting at a code line if `code_only`): HumanEval multi-line."""
     starts = _line_starts(text)
     lines = _nonblank_lines(text, starts)
     if len(lines) < 2:
         return None
-    first = rng.choice(lines[:-1])
+    firsts = [i for i in code_lines(text, starts) if i < lines[-1]] if code_only else []
+    first = rng.choice(firsts or lines[:-1])
     last = min(len(starts) - 1, first + rng.randint(1, max_lines - 1))
     s = starts[first]
     e = _line_end(text, starts[last])
     return Split(text[:s], text[s:e], text[e:], "block")
 
 
-def random_split(text: str, rng: random.Random, weights: dict[str, float] | None = None) -> Split:
-    """Pick a span kind by weight and cut `text`; falls back to a char span."""
+def random_split(text: str, rng: random.Random, weights: dict[str, float] | None = None,
+                 code_only: bool = False) -> Split:
+    """Pick a span kind by weight and cut `text` (line-shaped spans at code lines if `code_only`, as
+    an editor's completions are asked for; docstring and comment lines are otherwise the commonest
+    lines and the model learns to answer a lone docstring quote); falls back to a char span."""
     weights = weights or SPAN_WEIGHTS
     kind = rng.choices(list(weights), weights=list(weights.values()))[0]
-    split = {"line": line_span, "rest_of_line": rest_of_line_span, "block": block_span}.get(
-        kind, lambda t, r: None
-    )(text, rng)
+    spans = {"line": line_span, "rest_of_line": rest_of_line_span, "block": block_span}
+    split = spans[kind](text, rng, code_only) if kind in spans else None
     return split or char_span(text, rng)
 
 

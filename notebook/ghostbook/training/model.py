@@ -39,8 +39,15 @@ class Preset:
     # from its end (re-warming), so a shipped model trained that way is reproduced step for step.
     stages: tuple[int, ...] = ()
     decay_frac: float = 0.25
-    # Share of documents drawn from function-level documents during the decay (annealing) phase.
+    # Share of documents drawn from function-level documents during the decay (annealing) phase,
+    # and before it (warm-up and stable phases).
     anneal_functions: float = 0.5
+    functions_share: float = 0.3
+    # Line-shaped FIM spans start at code lines, not docstring or comment lines.
+    code_lines: bool = True
+    # Steps before this one were trained with the first recipe (any line, no function-level documents
+    # before the decay): a staged run replays it for its earlier stages.
+    recipe_from: int = 0
     weight_decay: float = 0.1
     grad_clip: float = 1.0
     seed: int = 1234
@@ -48,7 +55,7 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     # The shipped model: 1800 steps, extended to 2600, then to 8000 (see its MODEL_CARD.md).
-    "default": Preset(max_steps=8000, stages=(1800, 2600)),
+    "default": Preset(max_steps=12000, stages=(1800, 2600, 8000), recipe_from=8000),
     # For a GPU (`gpu_train.sh`): ~16M parameters, 32k tokens a step; run it with `--budget-minutes`,
     # which sets max_steps from the measured speed. Not measured yet: no GPU was lent so far.
     "gpu": Preset(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import email
 import re
 import sysconfig
 from dataclasses import dataclass
@@ -28,7 +29,11 @@ def stdlib_source() -> Source:
 
 def distribution_licence(dist: metadata.Distribution) -> str:
     """Best-effort licence string from a distribution's metadata (expression, field or classifiers)."""
-    meta: Any = dist.metadata
+    return metadata_licence(dist.metadata)
+
+
+def metadata_licence(meta: Any) -> str:
+    """Best-effort licence string from core metadata (an email-style message)."""
     expr = meta.get("License-Expression") or ""
     if expr:
         return expr.strip()
@@ -52,6 +57,17 @@ def _top_level_dirs(dist: metadata.Distribution, site: Path) -> list[Path]:
             if len(parts) > 1 or parts[0].endswith(".py"):
                 tops.add(parts[0])
     return sorted(site / t for t in tops if (site / t).exists())
+
+
+def folder_source(root: Path) -> tuple[Source, bool]:
+    """A folder given on the command line, paired with whether to use it: an unpacked wheel or sdist
+    carries its licence in its metadata (used only if permissive); any other folder is the user's own."""
+    for meta_file in [*sorted(root.glob("*.dist-info/METADATA")), *sorted(root.glob("*/PKG-INFO")),
+                      *sorted(root.glob("PKG-INFO"))]:
+        meta = email.message_from_bytes(meta_file.read_bytes())
+        licence = metadata_licence(meta)
+        return Source(root.resolve(), meta.get("Name") or root.name, licence or "unknown"), is_permissive(licence)
+    return Source(root.resolve(), root.name, "user-supplied"), True
 
 
 def site_package_sources(exclude: frozenset[str] = frozenset({"ghostbook"})) -> list[tuple[Source, bool]]:

@@ -136,7 +136,8 @@ def decay_start(p: Preset) -> int:
 def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: list[str], opts: RunOptions,
           anneal_texts: list[str] | None = None) -> dict:
     """Train (resuming from `out_dir/checkpoint.pt` when present); returns the final state.
-    During the decay phase a `preset.anneal_functions` share of documents comes from `anneal_texts`."""
+    A share of documents comes from `anneal_texts`: `preset.anneal_functions` during the decay phase,
+    `preset.functions_share` before it (from `preset.recipe_from` on)."""
     torch.set_num_threads(opts.threads)
     torch.manual_seed(preset.seed)
     out = opts.out_dir
@@ -157,7 +158,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
         rewarm = rewarm_point(state["step"], ckpt["state"].get("preset"), preset)
         if rewarm is not None:
             state["rewarm_start"] = rewarm
-    fim = FimConfig()
+    second = state["step"] >= preset.recipe_from  # this stage trains with the second recipe
+    fim = FimConfig(code_lines=preset.code_lines and second)
+    stable_share = preset.functions_share if second else 0.0
     sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts)
     val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
     val = [torch.from_numpy(val_sampler.batch(preset.batch_size)) for _ in range(opts.val_batches)]
@@ -173,7 +176,7 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
 
     def stream(start: int) -> BatchStream:
         batches = StepBatches(sampler, start, preset.max_steps, preset.batch_size, preset.seed, decay_start(preset),
-                              preset.anneal_functions)
+                              preset.anneal_functions, stable_share)
         return BatchStream(batches, opts.workers)
 
     first = state["step"]
