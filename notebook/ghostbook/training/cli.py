@@ -7,7 +7,7 @@ import json
 import random
 from pathlib import Path
 
-from ghostbook.training.model import PRESETS
+from ghostbook.training.model import PRESETS, Preset
 
 DEFAULT_WORK = Path("~/.cache/ghostbook/train").expanduser()
 
@@ -19,20 +19,31 @@ def _texts(corpus: Path, split: str) -> list[str]:
 
 
 def step_corpus(work: Path, roots: list[Path] | None, force: bool = False, extend: bool = False,
-                repeat: int = 1) -> None:
+                repeat: int = 1, packages: list[str] | None = None, preset: Preset | None = None) -> None:
+    """Build WORK/corpus (or reuse it); `extend` adds `roots` and PyPI `packages` to it. A preset with
+    `extra_packages` extends a fresh corpus with them (how the shipped model's later stages were fed)."""
     from ghostbook.training.corpus import build_corpus, extend_corpus
 
     out = work / "corpus"
     if extend:
-        if not roots:
-            raise SystemExit("--extend needs --roots")
-        print(json.dumps(extend_corpus(out, roots, repeat), indent=1))
+        folders = list(roots or [])
+        if packages:
+            from ghostbook.training.packages import fetch_packages
+
+            folders += fetch_packages(packages, work / "packages")
+        if not folders:
+            raise SystemExit("--extend needs --roots or --packages")
+        print(json.dumps(extend_corpus(out, folders, repeat), indent=1))
         return
     if (out / "report.json").exists() and not force:
         print(f"corpus: reusing {out}")
-        return
-    report = build_corpus(out, roots)
-    print(json.dumps(report.to_json()["files"], indent=1))
+    else:
+        report = build_corpus(out, roots)
+        print(json.dumps(report.to_json()["files"], indent=1))
+    if preset and preset.extra_packages and not roots:
+        if json.loads((out / "report.json").read_text()).get("extensions"):
+            return
+        step_corpus(work, None, extend=True, repeat=preset.extra_repeat, packages=list(preset.extra_packages))
 
 
 def step_tokenizer(work: Path, vocab_size: int, max_chars: int = 40_000_000, force: bool = False) -> None:
@@ -118,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                          "only if its metadata declares a permissive licence")
     ap.add_argument("--extend", action="store_true", help="corpus: add --roots to the existing corpus")
     ap.add_argument("--repeat", type=int, default=1, help="corpus --extend: add the new files this many times")
+    ap.add_argument("--packages", nargs="*", help="corpus --extend: PyPI packages to download and add")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--max-minutes", type=float, default=None, help="stop (resumably) after this long")
@@ -139,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     out = args.out or work / "export"
     if args.step in ("corpus", "all"):
-        step_corpus(work, args.roots, args.force, args.extend, args.repeat)
+        step_corpus(work, args.roots, args.force, args.extend, args.repeat, args.packages, PRESETS[args.preset])
     if args.step in ("tokenizer", "all"):
         step_tokenizer(work, PRESETS[args.preset].vocab_size, force=args.force)
     if args.step in ("run", "all"):

@@ -48,14 +48,27 @@ class Preset:
     # Steps before this one were trained with the first recipe (any line, no function-level documents
     # before the decay): a staged run replays it for its earlier stages.
     recipe_from: int = 0
+    # PyPI packages added to a freshly built corpus (`ghostbook train corpus --extend`), each file
+    # `extra_repeat` times: small, HumanEval-like algorithm and utility code, up-weighted.
+    extra_packages: tuple[str, ...] = ()
+    extra_repeat: int = 1
     weight_decay: float = 0.1
     grad_clip: float = 1.0
     seed: int = 1234
 
 
+# Permissively licensed algorithm and utility packages (licences checked from their metadata when the
+# corpus is extended; files that share long n-grams with HumanEval are dropped like any other).
+EXTRA_PACKAGES = ("algorithms==1.0.1", "algorithmx==2.0.3", "boltons==26.2.0", "cachetools==8.0.2", "funcy==2.1",
+                  "humanize==4.17.0", "inflection==0.5.1", "leetcode-solutions==0.1.0", "more-itertools==11.2.1",
+                  "pydash==8.1.0", "pydsa==0.14", "pygorithm==1.0.4", "python-algorithms==0.2.2",
+                  "python-dateutil==4.0.0", "python-string-utils==1.0.0", "sortedcontainers==2.4.0",
+                  "textdistance==4.6.3", "toolz==1.2.0")
+
 PRESETS: dict[str, Preset] = {
     # The shipped model: 1800 steps, extended to 2600, then to 8000 (see its MODEL_CARD.md).
-    "default": Preset(max_steps=12000, stages=(1800, 2600, 8000), recipe_from=8000),
+    "default": Preset(max_steps=12000, stages=(1800, 2600, 8000), recipe_from=8000, extra_packages=EXTRA_PACKAGES,
+                      extra_repeat=3),
     # For a GPU (`gpu_train.sh`): ~16M parameters, 32k tokens a step; run it with `--budget-minutes`,
     # which sets max_steps from the measured speed. Not measured yet: no GPU was lent so far.
     "gpu": Preset(
