@@ -109,3 +109,15 @@ def test_fetch_reports_what_pip_said(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
     with pytest.raises(RuntimeError, match="no-such-package"):
         fetch_packages(["no-such-package==9.9"], tmp_path / "out")
+
+
+def test_tokenizer_ignores_what_an_extension_added(tiny_work: Path, tmp_path: Path) -> None:
+    from ghostbook.training.cli import step_tokenizer
+
+    work = tmp_path / "work"
+    shutil.copytree(tiny_work / "corpus", work / "corpus")
+    step_tokenizer(work, 512)
+    before = (work / "tokenizer.json").read_bytes()
+    extend_corpus(work / "corpus", [_package(tmp_path / "a", "algos", "MIT", CODE * 40)], repeat=5)
+    step_tokenizer(work, 512, force=True)
+    assert (work / "tokenizer.json").read_bytes() == before  # the shipped model's tokenizer stays reproducible

@@ -52,18 +52,33 @@ def test_preset_grown_in_stages_runs_each_stage_with_a_rewarm(tiny_work: Path, t
     staged = replace(PRESETS["tiny"], warmup_steps=2, max_steps=16, stages=(8,), recipe_from=8)
     monkeypatch.setitem(PRESETS, "tiny", staged)
     from ghostbook.training import train as train_module
+    from ghostbook.training.corpus import extend_corpus, read_docs
+
+    base = len(read_docs(work / "corpus" / "train.jsonl"))
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "algos.py").write_text('def twice(x):\n    """Twice x."""\n    y = x * 2\n    return y\n\n\n' * 8)
+    extend_corpus(work / "corpus", [package], repeat=2)
 
     recipes: list[tuple[bool, float]] = []  # (code-line spans, function share before the decay) per stage
-    real = train_module.StepBatches
+    texts: list[tuple[int, int]] = []  # (training documents, function documents) per stage
+    real, real_train = train_module.StepBatches, train_module.train
 
     def spy(sampler, *args):  # type: ignore[no-untyped-def]
         if args[0] in (0, 8):
             recipes.append((sampler.fim.code_lines, args[-1]))
         return real(sampler, *args)
 
+    def train_spy(preset, tok, train_texts, val_texts, opts, anneal):  # type: ignore[no-untyped-def]
+        texts.append((len(train_texts), len(anneal)))
+        return real_train(preset, tok, train_texts, val_texts, opts, anneal)
+
     monkeypatch.setattr(train_module, "StepBatches", spy)
+    monkeypatch.setattr(train_module, "train", train_spy)
     assert main(["run", "--preset", "tiny", "--work", str(work)]) == 0
     assert recipes == [(False, 0.0), (True, staged.functions_share)]  # the second recipe from step 8
+    # The first stage trains on the corpus as built, the second with what the extension added.
+    assert texts[0][0] == base and texts[1][0] == base + 2 and texts[1][1] > texts[0][1]
     _, state = load_model(work / "run")
     assert state["step"] == 16 and state["rewarm_start"] == 8
     # Log record N holds the learning rate of its step index N - 1.

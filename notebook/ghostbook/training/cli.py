@@ -53,7 +53,9 @@ def step_tokenizer(work: Path, vocab_size: int, max_chars: int = 40_000_000, for
     if out.exists() and not force:
         print(f"tokenizer: reusing {out}")
         return
-    texts = _texts(work / "corpus", "train")
+    from ghostbook.training.corpus import base_doc_count
+
+    texts = _texts(work / "corpus", "train")[: base_doc_count(work / "corpus")]  # not what an extension added
     random.Random(0).shuffle(texts)
     total, sample = 0, []
     for t in texts:
@@ -82,18 +84,23 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
     opts = RunOptions(out_dir=work / "run", threads=threads, device=device, max_minutes=max_minutes,
                       compile=compile_, autocast=device != "cpu" or _has_bf16(), workers=workers,
                       budget_minutes=budget_minutes, ckpt_every=ckpt_every)
+    from ghostbook.training.corpus import base_doc_count
     from ghostbook.training.functions import load_or_build
     from ghostbook.training.train import checkpoint_step
 
+    corpus = work / "corpus"
     wants_functions = preset.anneal_functions > 0 or preset.functions_share > 0
-    anneal = load_or_build(work / "corpus") if wants_functions else None
-    train_texts, val_texts = _texts(work / "corpus", "train"), _texts(work / "corpus", "val")
+    train_texts, val_texts = _texts(corpus, "train"), _texts(corpus, "val")
+    # Stages before `recipe_from` train on the corpus as built; later ones on it with its extensions.
+    base = base_doc_count(corpus) if preset.recipe_from else None
     state: dict = {}
     done = checkpoint_step(opts.out_dir)
     for end in [*preset.stages, preset.max_steps]:
         if done >= end:
             continue
-        state = train(replace(preset, max_steps=end), tok, train_texts, val_texts, opts, anneal)
+        first = base if end <= preset.recipe_from else None
+        anneal = load_or_build(corpus, first) if wants_functions else None
+        state = train(replace(preset, max_steps=end), tok, train_texts[:first], val_texts, opts, anneal)
         done = state["step"]
         if done < end:  # stopped early (time limit, SIGTERM): resume later
             break

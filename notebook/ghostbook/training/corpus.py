@@ -217,6 +217,13 @@ def extend_corpus(corpus_dir: Path, roots: list[Path], repeat: int = 1) -> dict[
     return record
 
 
+def base_doc_count(corpus_dir: Path) -> int | None:
+    """How many documents of the training split came from the corpus build itself (they come first)
+    when it was extended since, else None."""
+    report = json.loads((corpus_dir / "report.json").read_text())
+    return int(report["files"]["split_train"]) if report.get("extensions") else None
+
+
 def _text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
 

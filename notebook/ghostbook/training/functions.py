@@ -46,13 +46,14 @@ def function_docs(texts: Iterable[str], limit: int = 200_000) -> list[str]:
     return docs[:limit]
 
 
-def load_or_build(corpus_dir: Path) -> list[str]:
-    """`corpus_dir/functions.jsonl` (or its packed `.xz` copy), built from `train.jsonl` on first use."""
+def load_or_build(corpus_dir: Path, first_docs: int | None = None) -> list[str]:
+    """`corpus_dir/functions.jsonl` (or its packed `.xz` copy), built from `train.jsonl` on first use;
+    with `first_docs`, from that many documents only (a corpus before its extension)."""
     from ghostbook.training.corpus import open_split, read_docs
 
-    path = corpus_dir / "functions.jsonl"
+    path = corpus_dir / ("functions.jsonl" if first_docs is None else f"functions.first{first_docs}.jsonl")
     if not path.exists() and not path.with_name(path.name + ".xz").exists():
-        docs = function_docs(d.text for d in read_docs(corpus_dir / "train.jsonl"))
+        docs = function_docs(d.text for d in read_docs(corpus_dir / "train.jsonl")[:first_docs])
         tmp = path.with_suffix(".tmp")
         tmp.write_text("".join(json.dumps(d) + "\n" for d in docs))
         tmp.replace(path)
