@@ -55,7 +55,8 @@ def test_advance_and_high_bytes() -> None:
 
 
 @pytest.mark.parametrize(("text", "heal_it"), [("x = ", True), ("np.ze", True), ("f(", False), ("x.", False),
-                                               ("", False), ("if x:\n    ", True), ("if x:\n", False),
+                                               ("", False), ("if x:\n    ", False), ("if x:\n", False),
+                                               ("if x:\n    y = ", True), ("if x:\n    re", True),
                                                ("a\r\n", False)])
 def test_should_heal(text: str, heal_it: bool) -> None:
     assert should_heal(text) is heal_it

@@ -115,11 +115,13 @@ def _functions_before_decay(preset: Preset) -> str:
     return f", and {int(preset.functions_share * 100)}% before the decay{when}"
 
 
-def _extensions(report: dict[str, Any]) -> str:
+def _extensions(report: dict[str, Any], preset: Preset) -> str:
     out = ""
+    when = f"From step {preset.recipe_from} on, the" if preset.recipe_from else "The"
     for ext in report.get("extensions", []):
         names = ", ".join(ext["kept_bytes_by_source"])
-        out += (f"- Added with `ghostbook train corpus --extend --repeat {ext['repeat']}`: {ext['files']} files "
+        out += (f"- {when} corpus also holds (the preset's `extra_packages`, added by `ghostbook train corpus "
+                f"--extend --repeat {ext['repeat']}`) {ext['files']} files "
                 f"({ext['bytes'] / 1e6:.1f} MB, each {ext['repeat']} times) of {names} (licences below); "
                 f"{ext['already_in_corpus']} files the corpus already held and "
                 f"{ext['dropped'].get('contaminated', 0)} sharing a long n-gram with HumanEval left out.\n")
@@ -192,7 +194,7 @@ This card is written by `ghostbook train ship` from the run's log, corpus report
   {report['scrubbed'].get('email', 0)} e-mail addresses, {report['scrubbed'].get('token', 0)} tokens and
   {report['scrubbed'].get('private_key', 0)} private keys replaced by placeholders. 1% of files (by content hash)
   held out for validation.
-{_extensions(report)}- FIM: {int(fim.fim_rate * 100)}% of documents; spans: {spans}; parts tokenised separately,
+{_extensions(report, preset)}- FIM: {int(fim.fim_rate * 100)}% of documents; spans: {spans}; parts tokenised separately,
   loss on all tokens including `<|endoftext|>`. {_second_recipe(preset)}
 - Optimisation: AdamW (β 0.9/0.95, wd {preset.weight_decay}), lr {preset.lr:g}, {preset.warmup_steps} warm-up steps,
   warm-up–stable–decay with a cosine decay to {preset.min_lr:g} over the last {int(preset.decay_frac * 100)}% of
@@ -232,8 +234,8 @@ In the editor's layout, SPM (every 5th single-line task):
 
 {_section(report_dir / EVAL_SPM, eval_table)}
 With the cursor inside the masked line, as an editor asks: after its indentation (`--cut indent`)
-and at a seeded point inside the code (`--cut mid`); the middle is the rest of the line. With and
-without token healing (`--no-healing`):
+and at a seeded point inside the code (`--cut mid`); the middle is the rest of the line. In the
+editor's layout, with and without token healing (`--no-healing`):
 
 {eval_table(*(report_dir / eval_cut_file(c, h) for c, h in CUT_RUNS))}
 {notes}

@@ -182,9 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.step == "ship":
         from ghostbook.training.ship import evaluate_shipped, ship, write_card
 
-        print(f"shipped {ship(out, args.ship_quant)}")
+        shipped = ship(out, args.ship_quant)
+        print(f"shipped {shipped}")
         report = work / "report"
-        evaluate_shipped(out, report, work / "corpus" / "val.jsonl", force=args.force)
+        layout = json.loads((shipped.parent / "fim.json").read_text())["template"]
+        evaluate_shipped(out, report, work / "corpus" / "val.jsonl", force=args.force, editor_layout=layout)
         print(f"wrote {write_card(work, report, args.preset)}")
     return 0
 

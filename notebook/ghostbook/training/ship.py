@@ -40,12 +40,12 @@ def _context_length(gguf_path: Path) -> int:
 
 
 def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, force: bool = False,
-                     model: str = "default", limit: list[str] | None = None) -> None:
+                     model: str = "default", limit: list[str] | None = None, editor_layout: str = "spm") -> None:
     """Run the card's measurements into `report_dir` (each JSON file is kept if it exists, unless
     `force`): the quantisations on every 5th single-line task; the shipped `model` on all tasks, in the SPM
     layout (every 5th single-line task), and with the cursor inside the masked line (after the indentation,
-    mid-line; with and without token healing); the speed benchmark. `limit` (e.g. `["--limit", "2"]`) cuts the
-    task lists for a quick check."""
+    mid-line; with and without token healing; in the editor's `editor_layout`); the speed benchmark.
+    `limit` (e.g. `["--limit", "2"]`) cuts the task lists for a quick check."""
     limit = limit or []
     from ghostbook.eval import bench_models
     from ghostbook.eval import cli as eval_cli
@@ -69,8 +69,8 @@ def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, f
                        "--json", str(path)])
     for cut, healing in card.CUT_RUNS:
         if path := missing(card.eval_cut_file(cut, healing)):
-            eval_cli.main([model, "--tasks", "single", "--cut", cut, *([] if healing else ["--no-healing"]), *limit,
-                           "--quiet", "--json", str(path)])
+            eval_cli.main([model, "--tasks", "single", "--cut", cut, "--layout", editor_layout,
+                           *([] if healing else ["--no-healing"]), *limit, "--quiet", "--json", str(path)])
     if path := missing(card.BENCH):
         bench_models.main([*ggufs, str(export_dir / "hf"), "--json", str(path)])
 
