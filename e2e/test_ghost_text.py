@@ -5,6 +5,7 @@ The texts suggested depend on the model (ghost_helpers.py); the tests only use w
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 
@@ -12,12 +13,14 @@ import pytest
 from playwright.sync_api import Page, WebSocket, expect
 
 from .ghost_helpers import (  # noqa: F401
+    GHOST_TIMEOUT,
     LINES,
     PROMPT,
     doc_text,
     find_suggestion,
     ghost,
     ghost_model,
+    last_result,
     stats,
     type_and_settle,
     wait_ghost_done,
@@ -236,13 +239,21 @@ def test_after_tab_the_next_suggestion_follows(server: Server, page: Page) -> No
     page.keyboard.type(PROMPT)
     text = wait_ghost_done(page)
     asked = len(sent)
+    editor = cell.locator(".cm-editor")
+    before = editor.get_attribute("data-ghost-last")
     page.keyboard.press("Tab")
     expect(ghost(page)).to_have_count(0)
-    following = wait_ghost_done(page)  # no key pressed: the accept itself asks again, after the pause
-    assert following.strip()
+    # No key pressed: the accept itself asks again, after the pause, and the answer arrives.
+    expect(editor).not_to_have_attribute("data-ghost-last", before, timeout=GHOST_TIMEOUT)
     later = [m for m in sent[asked:] if m["type"] == "suggest"]
     assert len(later) == 1 and later[0]["trigger"] == "auto", later
     assert later[0]["cursor"] == len(PROMPT + text)  # asked at the end of the accepted text
+    if last_result(cell) == "empty":  # a real model (GHOSTBOOK_E2E_MODEL=default) may end the statement there
+        assert os.environ.get("GHOSTBOOK_E2E_MODEL"), "the cycle model always has a next suggestion"
+        assert doc_text(cell) == PROMPT + text
+        return
+    following = wait_ghost_done(page)
+    assert following.strip()
     page.keyboard.press("Tab")
     assert doc_text(cell) == PROMPT + text + following
     assert page.js_errors == []  # type: ignore[attr-defined]
