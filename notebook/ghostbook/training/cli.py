@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--roots", type=Path, nargs="*",
                     help="source folders (default: stdlib + site-packages); an unpacked wheel or sdist is used "
                          "only if its metadata declares a permissive licence")
-    ap.add_argument("--extend", action="store_true", help="corpus: add --roots to the existing corpus")
+    ap.add_argument("--extend", action="store_true", help="corpus: add --roots and --packages to the existing corpus")
     ap.add_argument("--repeat", type=int, default=1, help="corpus --extend: add the new files this many times")
     ap.add_argument("--packages", nargs="*", help="corpus --extend: PyPI packages to download and add")
     ap.add_argument("--threads", type=int, default=1)
