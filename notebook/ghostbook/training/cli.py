@@ -93,13 +93,16 @@ def step_run(work: Path, preset_name: str, threads: int, max_minutes: float | No
     train_texts, val_texts = _texts(corpus, "train"), _texts(corpus, "val")
     # Stages before `recipe_from` train on the corpus as built; later ones on it with its extensions.
     base = base_doc_count(corpus) if preset.recipe_from else None
+    functions: dict[int | None, list[str]] = {}  # by `first`: read once, not once per stage
     state: dict = {}
     done = checkpoint_step(opts.out_dir)
     for end in [*preset.stages, preset.max_steps]:
         if done >= end:
             continue
         first = base if end <= preset.recipe_from else None
-        anneal = load_or_build(corpus, first) if wants_functions else None
+        if wants_functions and first not in functions:
+            functions[first] = load_or_build(corpus, first)
+        anneal = functions.get(first)
         state = train(replace(preset, max_steps=end), tok, train_texts[:first], val_texts, opts, anneal)
         done = state["step"]
         if done < end:  # stopped early (time limit, SIGTERM): resume later
