@@ -294,6 +294,7 @@ export interface CompletionSettings {
   max_new_tokens: number;
   context_tokens: number;
   model: string;
+  beam_width: number;
 }
 export interface ModelStatus {
   state: "off" | "loading" | "ready" | "error";

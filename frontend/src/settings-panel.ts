@@ -1,5 +1,5 @@
 // Completion settings panel (toolbar button `open-settings`): on/off, debounce and its mode, max new
-// tokens, context budget, model ("default" or a local .gguf path), the model's status and the live
+// tokens, context budget, beam width, model ("default" or a local .gguf path), the model's status and the live
 // stats. Settings persist on the server per user (`get_settings` / `update_settings`).
 
 import "./ghost-text/ghost-text.css";
@@ -37,6 +37,7 @@ class SettingsPanel {
   );
   private readonly maxTokens = numberInput("setting-max-tokens", 1, 512);
   private readonly contextTokens = numberInput("setting-context-tokens", 64, 32768, 64);
+  private readonly beamWidth = numberInput("setting-beam-width", 1, 8);
   private readonly model = el("input", {
     type: "text",
     testid: "setting-model",
@@ -57,6 +58,7 @@ class SettingsPanel {
       field("Debounce mode", this.mode),
       field("Max new tokens", this.maxTokens),
       field("Context budget (tokens)", this.contextTokens),
+      field("Beam width", this.beamWidth, "first line: the likeliest of this many candidates (1: greedy, fastest)"),
       field("Model", this.model, "“default” (built in) or a local .gguf file"),
       el(
         "div",
@@ -120,6 +122,7 @@ class SettingsPanel {
     this.mode.value = settings.debounce_mode;
     this.maxTokens.value = String(settings.max_new_tokens);
     this.contextTokens.value = String(settings.context_tokens);
+    this.beamWidth.value = String(settings.beam_width);
     this.model.value = settings.model;
   }
 
@@ -132,6 +135,7 @@ class SettingsPanel {
       debounce_mode: this.mode.value,
       max_new_tokens: int(this.maxTokens),
       context_tokens: int(this.contextTokens),
+      beam_width: int(this.beamWidth),
       model: this.model.value.trim() || "default",
     });
   }

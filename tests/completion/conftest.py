@@ -35,6 +35,7 @@ class ScriptedBackend:
         self.info = BackendInfo("scripted", "", "ghostbook", 4096, 256 + len(SPECIAL))
         self.last_stats = GenStats()
         self.prompts: list[list[int]] = []
+        self.params: list[GenParams] = []
 
     def load(self) -> None: ...
 
@@ -52,6 +53,7 @@ class ScriptedBackend:
     async def stream(self, prompt_ids: Sequence[int], params: GenParams,
                      cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
         self.prompts.append(list(prompt_ids))
+        self.params.append(params)
         stats = GenStats(len(prompt_ids))
         for byte in (params.heal + self.script)[: params.max_new_tokens]:
             if cancel.is_set():

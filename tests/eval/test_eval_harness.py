@@ -94,7 +94,8 @@ def test_evaluate_runs_on_tiny_model(tiny_work: Path, kind: str) -> None:
     backend.close()
 
 
-def test_gguf_and_hf_backends_agree(tiny_work: Path) -> None:
+@pytest.mark.parametrize("beam", [1, 3])
+def test_gguf_and_hf_backends_agree(tiny_work: Path, beam: int) -> None:
     from ghostbook.eval.backends import load_backend
     from ghostbook.eval.generate import TokenIndex, complete
 
@@ -102,7 +103,7 @@ def test_gguf_and_hf_backends_agree(tiny_work: Path) -> None:
     for path in (tiny_work / "export" / "ghostbook-fim-f32.gguf", tiny_work / "export" / "hf"):
         backend = load_backend(path, n_ctx=256)
         index = TokenIndex(backend, backend.vocab_size)
-        outs.append([complete(backend, index, t.prefix[-300:], t.suffix[:100], max_new=8).tokens
+        outs.append([complete(backend, index, t.prefix[-300:], t.suffix[:100], max_new=8, beam=beam).tokens
                      for t in humaneval_single_line(limit=4)])
         backend.close()
     assert outs[0] == outs[1]

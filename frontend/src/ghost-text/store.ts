@@ -14,6 +14,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   max_new_tokens: 64,
   context_tokens: 1024,
   model: "default",
+  beam_width: 4,
 };
 
 let refCounter = 0;

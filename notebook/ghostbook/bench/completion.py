@@ -2,7 +2,9 @@
 
 On the same prompts, in one run: a cold request (empty KV cache), the request after adding one line
 (KV prefix reuse), a typed-through request (expects 0 model calls), and the server's overhead over a
-bare `Llama.generate` of the same prompt ids for the same number of tokens. Prints a table and ratios.
+bare `Llama.generate` of the same prompt ids for the same number of tokens (all greedy). Then the
+settings' beam for the first line against greedy, side by side: request time and, with `--humaneval`,
+exact match through the service. Prints tables and ratios.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Literal
 
 from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
-from ghostbook.completion.settings import SettingsStore
+from ghostbook.completion.settings import CompletionSettings, SettingsStore
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.loader import ModelRegistry
 
@@ -144,11 +146,47 @@ def row(name: str, values: list[float]) -> str:
     return f"{name:<28} {statistics.median(values):9.1f} {q[18]:9.1f} {statistics.fmean(values):9.1f} {len(values):5d}"
 
 
+async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, cases: list, beam: int,
+                             humaneval_stride: int) -> None:
+    """Cold and +1-line requests, and HumanEval exact match, with greedy and with a beam of `beam`."""
+    rows: dict[int, dict[str, list[float]]] = {}
+    scores: dict[int, tuple[int, int]] = {}
+    for width in (1, beam):
+        store.update({"beam_width": width})
+        got: dict[str, list[float]] = {"cold": [], "line": []}
+        for k, (cells, index, cursor, _) in enumerate(cases):
+            service = CompletionService(functools.partial(list, cells), Outbox().send, lambda m: None, None,
+                                        registry, store)
+            backend = registry.backend
+            assert backend is not None
+            backend.forget()  # type: ignore[attr-defined]
+            got["cold"].append(await timed(service, f"{k}bc{width}", cells[index].id, cursor))
+            service.cache.clear()
+            cell, src = cells[index], cells[index].source
+            cell.source = src[:cursor] + "x = 1\n" + src[cursor:]
+            got["line"].append(await timed(service, f"{k}bl{width}", cell.id, cursor + 6))
+            cell.source = src
+            await service.close()
+        rows[width] = got
+        if humaneval_stride:
+            total, exact, _ = await humaneval(registry, store, humaneval_stride)
+            scores[width] = (exact, total)
+    print(f"\nbeam {beam} for the first line vs greedy (request ms, p50)")
+    for name in ("cold", "line"):
+        g, b = statistics.median(rows[1][name]), statistics.median(rows[beam][name])
+        label = "cold request" if name == "cold" else "+1 line, warm KV"
+        print(f"  {label:<26} greedy {g:8.1f}   beam {b:8.1f}   ratio {b / max(1e-9, g):.2f}x")
+    if scores:
+        (ge, gt), (be, bt) = scores[1], scores[beam]
+        print(f"  HumanEval exact match      greedy {ge / max(1, gt):8.1%}   beam {be / max(1, bt):8.1%}   "
+              f"({ge} -> {be} of {gt})")
+
+
 async def run(model: str, n: int, max_new: int, context: int, repeat: int, layout: str | None,
-              humaneval_stride: int) -> int:
+              humaneval_stride: int, beam: int = 4) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = SettingsStore(Path(tmp) / "settings.json")
-        store.update({"model": model, "max_new_tokens": max_new, "context_tokens": context})
+        store.update({"model": model, "max_new_tokens": max_new, "context_tokens": context, "beam_width": 1})
         registry = ModelRegistry()
         backend = await registry.ensure(model)
         if not isinstance(backend, LlamaCppBackend):
@@ -227,9 +265,11 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
               f"({session[1] / max(1, session[0]):.1%}), {session[2]} requests, {session[3]} model calls")
         if humaneval_stride:
             total, exact, latencies = await humaneval(registry, store, humaneval_stride)
-            print(f"\nHumanEval single-line through the service (every {humaneval_stride}th task): exact match "
-                  f"{exact / max(1, total):.1%} ({exact}/{total})")
+            print(f"\nHumanEval single-line through the service (every {humaneval_stride}th task, greedy): exact "
+                  f"match {exact / max(1, total):.1%} ({exact}/{total})")
             print(row("humaneval request (ms)", latencies))
+        if beam > 1:
+            await beam_versus_greedy(registry, store, notebook_cases(n), beam, humaneval_stride)
         await registry.close()
     return 0
 
@@ -244,6 +284,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="cold runs per case (the fastest is kept)")
     parser.add_argument("--humaneval", type=int, default=0, metavar="STRIDE",
                         help="also score every STRIDE-th HumanEval single-line task through the service")
+    parser.add_argument("--beam", type=int, default=CompletionSettings().beam_width,
+                        help="beam width to compare with greedy (1: skip the comparison)")
     args = parser.parse_args(argv)
     return asyncio.run(run(args.model, args.cases, args.max_new_tokens, args.context_tokens,
-                           args.repeat, args.layout, args.humaneval))
+                           args.repeat, args.layout, args.humaneval, args.beam))

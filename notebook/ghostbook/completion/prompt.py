@@ -31,8 +31,9 @@ def layout_for(backend: Backend) -> Layout:
         return "psm"
 
 
-def make_prompt(backend: Backend, ctx: Context, max_new: int) -> Prompt:
-    """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens)."""
+def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> Prompt:
+    """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens);
+    `beam`: the beam width for the first line (1: greedy)."""
     template = get_template(backend.info.family)
     prefix_ids, removed = backend.tokenize(ctx.prefix), b""
     if should_heal(ctx.prefix):
@@ -45,4 +46,5 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int) -> Prompt:
         suffix_ids = suffix_ids[: len(suffix_ids) - cut]
         prefix_ids = prefix_ids[excess - cut :]
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, layout_for(backend))
-    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed))
+    blank_line = not ctx.prefix.rsplit("\n", 1)[-1].strip()
+    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line))

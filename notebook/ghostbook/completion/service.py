@@ -143,7 +143,8 @@ class CompletionService:
             self.stats.server_ms.append((time.perf_counter() - start) * 1000)
             self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
             return
-        text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens)
+        text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens,
+                                    settings.beam_width)
         if text is None:  # cancelled
             return
         self.cache.put(ctx.prefix, ctx.suffix, text)
@@ -151,10 +152,10 @@ class CompletionService:
         self._emit(client_id, inflight, msg, cursor, text, True, "model")
 
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
-                        backend: Backend, ctx: Context, max_new: int) -> str | None:
+                        backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> str | None:
         """Stream the model's middle through the filters; the final text, or None if cancelled."""
         try:
-            prompt = make_prompt(backend, ctx, max_new)
+            prompt = make_prompt(backend, ctx, max_new, beam)
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))
             return None

@@ -25,6 +25,9 @@ class CompletionSettings:
     max_new_tokens: int = 64
     context_tokens: int = 1024
     model: str = "default"  # or a .gguf file, or a transformers model folder
+    # Beam width for a suggestion's first line (1: greedy). In-process models only (llama.cpp,
+    # transformers); a small model's greedy line often runs on where a likelier short one exists.
+    beam_width: int = 4
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -34,7 +37,8 @@ class SettingsError(ValueError):
     """An update names an unknown key or a value of the wrong type or range."""
 
 
-_LIMITS = {"debounce_ms": (0, 10_000), "max_new_tokens": (1, 512), "context_tokens": (64, 32_768)}
+_LIMITS = {"debounce_ms": (0, 10_000), "max_new_tokens": (1, 512), "context_tokens": (64, 32_768),
+           "beam_width": (1, 8)}
 
 
 def validate(current: CompletionSettings, changes: dict[str, Any]) -> CompletionSettings:

@@ -1,6 +1,7 @@
 """`ghostbook eval MODEL [MODEL...]`: HumanEval infilling (single/multi-line) and held-out exact match.
 
 MODEL is a `.gguf` file (llama.cpp) or an HF folder (transformers); `default` is the shipped model.
+Decoding is the editor's: the first line by a beam (`--beam`, 1 for greedy), the rest greedy.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from ghostbook.completion.settings import CompletionSettings
 from ghostbook.eval.runner import Summary, evaluate
 
 
@@ -69,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="single-line tasks: cursor at the line's start, after its indentation, or inside it")
     ap.add_argument("--layout", choices=["psm", "spm"], default="psm",
                     help="FIM prompt layout (Ghostbook's editor uses the one in the model's fim.json)")
+    ap.add_argument("--beam", type=int, default=CompletionSettings().beam_width,
+                    help="beam width for the first line, the rest greedy (default: the editor's; 1: greedy)")
     ap.add_argument("--heldout", default="~/.cache/ghostbook/train/corpus/val.jsonl")
     ap.add_argument("--heldout-n", type=int, default=300)
     ap.add_argument("--threads", type=int, default=1)
@@ -89,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.tasks:
             t0 = time.time()
             summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
-                                        healing=not args.no_healing, progress=not args.quiet, layout=args.layout)
-            row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout,
+                                        healing=not args.no_healing, progress=not args.quiet, layout=args.layout,
+                                        beam=args.beam)
+            row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout, "beam": args.beam,
                    "cut": args.cut if name == "single" else "-", **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)

@@ -7,7 +7,9 @@ from typing import Protocol
 
 import numpy as np
 
+from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import should_heal
+from ghostbook.models.beam import beam_line
 from ghostbook.training.fim import fit, psm, spm
 
 
@@ -40,6 +42,7 @@ class TokenIndex:
     def __init__(self, backend: Backend, vocab_size: int) -> None:
         self.pieces = [backend.token_bytes(i) for i in range(vocab_size)]
         self.special = {backend.eot, backend.fim_prefix, backend.fim_suffix, backend.fim_middle}
+        self.healing = HealingIndex(self.pieces, self.special)
 
     def starting_with(self, prefix: bytes) -> np.ndarray:
         return np.array([i for i, p in enumerate(self.pieces) if p.startswith(prefix) and i not in self.special])
@@ -60,31 +63,40 @@ def build_prompt(backend: Backend, prefix_ids: list[int], suffix_ids: list[int],
 
 
 def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_new: int = 48,
-             single_line: bool = True, healing: bool = True, layout: str = "psm") -> Completion:
-    """Greedy middle for (prefix, suffix); single-line stops at the first newline of the middle.
-    With `healing`, the editor's rule decides whether to heal this prefix (`should_heal`)."""
+             single_line: bool = True, healing: bool = True, layout: str = "psm", beam: int = 1) -> Completion:
+    """The middle for (prefix, suffix), decoded as the editor decodes: with `beam` > 1 the first line is
+    the likeliest a beam that wide finds (`beam_line`), the rest greedy; single-line stops at the first
+    newline of the middle. With `healing`, the editor's rule decides whether to heal this prefix
+    (`should_heal`)."""
     prefix_ids = backend.encode(prefix)
     removed = b""
     if healing and should_heal(prefix):
         prefix_ids, removed = heal(prefix_ids, index)
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
-    logits = backend.start(prompt)
-    allowed = index.starting_with(removed) if removed else None
     out: list[int] = []
-    data = b""
-    for _ in range(max_new):
-        if allowed is not None and len(allowed):
-            tok = int(allowed[int(np.argmax(logits[allowed]))])
-            allowed = None
-        else:
-            tok = int(np.argmax(logits))
-        if tok == backend.eot or tok in index.special:
-            break
-        out.append(tok)
-        data += index.pieces[tok]
-        if single_line and b"\n" in data[len(removed):]:
-            break
-        logits = backend.step(tok)
+    allowed = index.starting_with(removed) if removed else None
+    if beam > 1:
+        blank_line = not prefix.rsplit("\n", 1)[-1].strip()
+        out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
+                        max_new, removed, allow_empty=not blank_line) or []
+        allowed = None
+    data = b"".join(index.pieces[t] for t in out)
+    line_done = b"\n" in data[len(removed):]
+    if not out or not (single_line or not line_done or len(out) >= max_new):
+        logits = backend.start(prompt + out)
+        for _ in range(max_new - len(out)):
+            if allowed is not None and len(allowed):
+                tok = int(allowed[int(np.argmax(logits[allowed]))])
+                allowed = None
+            else:
+                tok = int(np.argmax(logits))
+            if tok == backend.eot or tok in index.special:
+                break
+            out.append(tok)
+            data += index.pieces[tok]
+            if single_line and b"\n" in data[len(removed):]:
+                break
+            logits = backend.step(tok)
     text = data[len(removed):].decode("utf-8", "replace") if data.startswith(removed) else data.decode(
         "utf-8", "replace")
     if single_line:

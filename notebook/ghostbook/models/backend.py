@@ -32,11 +32,15 @@ class ModelStatus:
 
 @dataclass(frozen=True)
 class GenParams:
-    """Greedy generation settings. `heal`: bytes the output must start with (token healing)."""
+    """Generation settings. `heal`: bytes the output must start with (token healing). `beam` > 1: the
+    first line is the likeliest a beam that wide finds, the rest greedy (`beam.beam_line`);
+    `blank_line`: the cursor's line is still blank, so an empty first line says nothing."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
     heal: bytes = b""
+    beam: int = 1
+    blank_line: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 One `Llama` instance is reused for every request: before evaluating a prompt the backend keeps the
 KV cache for the longest token prefix it shares with what was evaluated last, and evaluates only the
-rest. Generation is greedy, runs in a worker thread (the event loop never blocks), checks the cancel
-flag between tokens, and applies the token-healing constraint to the first tokens.
+rest. Generation is greedy (or a beam for the first line), runs in a worker thread (the event loop
+never blocks), checks the cancel flag between tokens, and applies the token-healing constraint to the
+first tokens.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import ThreadedGeneration, common_prefix, greedy
+from ghostbook.models.streaming import ThreadedGeneration, beam_first_line, common_prefix, greedy
 
 GGUF_MAGIC = b"GGUF"
 PROMPT_CHUNK = 128  # prompt tokens evaluated between two looks at the cancel flag
@@ -139,7 +140,8 @@ class LlamaCppBackend(ThreadedGeneration):
 
     def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
                  emit: Callable[[TokenOut], None]) -> GenStats:
-        """Blocking greedy generation; `emit` gets each token. Reuses the KV cache's common prefix."""
+        """Blocking generation (greedy, or a beam for the first line); `emit` gets each token. Reuses the
+        KV cache's common prefix."""
         import llama_cpp
 
         with self._lock:
@@ -167,6 +169,18 @@ class LlamaCppBackend(ThreadedGeneration):
             def logits() -> np.ndarray:
                 return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
 
+            def seek(tokens: Sequence[int]) -> np.ndarray:  # the KV cache keeps what beams share
+                wanted = [*prompt, *tokens]
+                llm.n_tokens = common_prefix(llm.input_ids[: llm.n_tokens].tolist(), wanted)
+                llm.eval(wanted[llm.n_tokens:])
+                return logits()
+
+            if params.beam > 1:
+                after = beam_first_line(seek, params, index, self._special, cancelled, emit, stats)
+                if after is None:
+                    stats.total_ms = (time.perf_counter() - start) * 1000
+                    return stats
+                params = after
             greedy(logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats)
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats

@@ -8,12 +8,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Collection, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import GenParams, GenStats, TokenOut
+from ghostbook.models.beam import beam_line
 
 WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
 
@@ -34,7 +36,7 @@ def greedy(logits: Callable[[], Any], step: Callable[[int], None], params: GenPa
            special: Collection[int], cancelled: Callable[[], bool], emit: Emit, stats: GenStats) -> None:
     """Pick the best token (among those spelling `params.heal` while it lasts), emit, feed it back."""
     required = params.heal
-    for _ in range(params.max_new_tokens):
+    for n in range(params.max_new_tokens):
         if cancelled():
             stats.cancelled = True
             return
@@ -50,8 +52,30 @@ def greedy(logits: Callable[[], Any], step: Callable[[int], None], params: GenPa
             return
         stats.generated += 1
         emit(TokenOut(token, index.pieces[token]))
-        if stats.generated < params.max_new_tokens and not cancelled():
+        if n + 1 < params.max_new_tokens and not cancelled():
             step(token)
+
+
+def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, index: TokenIndex,
+                    special: Collection[int], cancelled: Callable[[], bool], emit: Emit,
+                    stats: GenStats) -> GenParams | None:
+    """Emit the first line a beam of `params.beam` finds (`seek(tokens)`: the logits after the prompt
+    and `tokens`). Returns the params for `greedy` to go on after that line (the model is left just
+    after it), or None when there is nothing more to generate (end of text, budget, cancelled)."""
+    line = beam_line(seek, index, special, params.beam, params.max_new_tokens, params.heal, params.stop_ids,
+                     allow_empty=not params.blank_line, cancelled=cancelled)
+    if line is None:
+        stats.cancelled = True
+        return None
+    for token in line:
+        stats.generated += 1
+        emit(TokenOut(token, index.pieces[token]))
+    text = b"".join(index.pieces[t] for t in line)
+    left = params.max_new_tokens - len(line)
+    if not line or left <= 0 or b"\n" not in text[len(params.heal):] or cancelled():
+        return None  # the middle ended on this line, or the budget is spent
+    seek(line)
+    return replace(params, max_new_tokens=left, heal=b"", beam=1)
 
 
 async def threaded_stream(generate: Callable[[Callable[[], bool], Emit], GenStats], cancel: threading.Event,

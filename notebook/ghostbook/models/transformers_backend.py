@@ -17,7 +17,7 @@ from typing import Any
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import ThreadedGeneration, common_prefix, greedy
+from ghostbook.models.streaming import ThreadedGeneration, beam_first_line, common_prefix, greedy
 
 
 def _byte_decoder() -> dict[str, int]:
@@ -117,7 +117,8 @@ class TransformersBackend(ThreadedGeneration):
 
     def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
                  emit: Callable[[TokenOut], None]) -> GenStats:
-        """Blocking greedy generation, reusing the cached keys and values of the shared prefix."""
+        """Blocking generation (greedy, or a beam for the first line), reusing the cached keys and values
+        of the shared prefix."""
         import torch
         from transformers import DynamicCache
 
@@ -149,6 +150,22 @@ class TransformersBackend(ThreadedGeneration):
 
             feed(prompt[common:])
             stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
+
+            def seek(tokens: Sequence[int]) -> Any:  # the cache keeps what beams share
+                wanted = [*prompt, *tokens]
+                common = common_prefix(self._tokens, wanted)
+                if len(self._tokens) > common:
+                    self._cache.crop(common - len(self._tokens))
+                    del self._tokens[common:]
+                feed(wanted[common:])
+                return last[0]
+
+            if params.beam > 1:
+                after = beam_first_line(seek, params, self._index, self._special, cancelled, emit, stats)
+                if after is None:
+                    stats.total_ms = (time.perf_counter() - start) * 1000
+                    return stats
+                params = after
             greedy(lambda: last[0], lambda token: feed([token]), params, self._index, self._special, cancelled, emit,
                    stats)
             stats.total_ms = (time.perf_counter() - start) * 1000

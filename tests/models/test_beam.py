@@ -1,0 +1,212 @@
+"""Beam search for the first line: the algorithm on a small hand-made distribution, then through the
+llama.cpp and transformers backends on real models (the shipped default and the tiny random one)."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from ghostbook.completion.healing import TokenIndex
+from ghostbook.eval.tasks import humaneval_single_line
+from ghostbook.models.backend import GenParams, TokenOut
+from ghostbook.models.beam import beam_line, log_softmax
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.transformers_backend import TransformersBackend
+
+DEFAULT_GGUF = Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "models" / "default" / \
+    "ghostbook-fim-q8_0.gguf"
+
+# vocabulary of the hand-made model: 0 end of text, then pieces
+PIECES = [b"", b"a", b"b", b"\n", b"x", b" ret", b" return", b" r"]
+EOT = 0
+
+
+def table_model(table: dict[tuple[int, ...], dict[int, float]]):
+    """`seek` for a model whose next-token probabilities are looked up by the tokens so far (the last
+    entry whose key is a prefix wins; anything else gets a tiny probability)."""
+    calls: list[tuple[int, ...]] = []
+
+    def seek(tokens: Sequence[int]) -> np.ndarray:
+        key = tuple(tokens)
+        calls.append(key)
+        probs = np.full(len(PIECES), 1e-6)
+        while key not in table:
+            key = key[:-1]
+        for tok, p in table[key].items():
+            probs[tok] = p
+        return np.log(probs)
+
+    return seek, calls
+
+
+# greedy takes "a" (0.6), then the line runs on with "x" (0.34 each); "b\n" (0.4 * 0.9) is likelier
+# than any line that starts with "a" ("a\n": 0.6 * 0.33)
+RUNAWAY = {(): {1: 0.6, 2: 0.4}, (1,): {4: 0.34, 3: 0.33, 2: 0.33}, (2,): {3: 0.9, 4: 0.1}}
+
+
+def test_beam_finds_the_likelier_short_line() -> None:
+    seek, _ = table_model(RUNAWAY)
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12) == [2, 3]
+
+
+def test_greedy_path_runs_on_where_the_beam_does_not() -> None:
+    seek, _ = table_model(RUNAWAY)
+    tokens: list[int] = []
+    for _ in range(6):  # what greedy decoding does with the same model
+        tokens.append(int(np.argmax(seek(tokens))))
+    assert tokens[:3] == [1, 4, 4]
+
+
+def test_an_empty_line_wins_only_where_allowed() -> None:
+    table = {(): {3: 0.7, 1: 0.3}, (1,): {3: 0.9}}
+    seek, _ = table_model(table)
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}, width=2, max_new=8) == [3]
+    assert beam_line(seek, index, {EOT}, width=2, max_new=8, allow_empty=False) == [1, 3]
+
+
+def test_end_of_text_ends_a_line_without_its_token() -> None:
+    seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.8, 3: 0.1}})
+    assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=2, max_new=8) == [2]
+
+
+def test_healing_bytes_are_spelled_first_and_not_counted_as_text() -> None:
+    # " return" is required; " ret" spells part of it, " r" too; "\n" right after the healed bytes is an
+    # empty line (not allowed here), so the line must go on
+    table = {(): {6: 0.2, 1: 0.8}, (6,): {3: 0.9, 2: 0.1}, (6, 2): {3: 1.0}}
+    seek, _ = table_model(table)
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}, width=3, max_new=8, heal=b" return") == [6, 3]
+    assert beam_line(seek, index, {EOT}, width=3, max_new=8, heal=b" return", allow_empty=False) == [6, 2, 3]
+
+
+def test_cancel_stops_the_search() -> None:
+    seek, calls = table_model(RUNAWAY)
+    assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=3, cancelled=lambda: True) is None
+    assert calls == []
+
+
+def test_budget_ends_an_unfinished_line() -> None:
+    seek, _ = table_model({(): {4: 0.9, 3: 0.01}})
+    assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=2, max_new=5) == [4] * 5
+
+
+# ---- real models ---------------------------------------------------------------------------------
+
+
+def line_logprob(b: LlamaCppBackend, prompt: list[int], tokens: list[int]) -> float:
+    """Total log-probability of `tokens` after `prompt` (teacher-forced on the backend's model)."""
+    from ghostbook.eval.backends import last_logits
+
+    llm = b._require()
+    llm.reset()
+    llm.eval(prompt)
+    total = 0.0
+    for tok in tokens:
+        total += float(log_softmax(last_logits(llm))[tok])
+        llm.eval([tok])
+    return total
+
+
+@pytest.fixture(scope="module")
+def shipped() -> LlamaCppBackend:
+    b = LlamaCppBackend(DEFAULT_GGUF, n_ctx=512, threads=1)
+    b.load()
+    return b
+
+
+def run(b: LlamaCppBackend | TransformersBackend, prompt: list[int], params: GenParams) -> list[int]:
+    out: list[TokenOut] = []
+    b.generate(prompt, params, lambda: False, out.append)
+    return [t.id for t in out]
+
+
+def humaneval_prompts(b: LlamaCppBackend, n: int) -> list[list[int]]:
+    """PSM prompts of the first `n` HumanEval lines, the cursor at each line's start."""
+    ids = [b.lookup(t) for t in ("<fim_prefix>", "<fim_suffix>", "<fim_middle>")]
+    prompts = []
+    for task in humaneval_single_line(cut="line")[:: 7][:n]:
+        pre, suf = b.tokenize(task.prefix)[-300:], b.tokenize(task.suffix)[:150]
+        prompts.append([int(ids[0]), *pre, int(ids[1]), *suf, int(ids[2])])  # type: ignore[arg-type]
+    return prompts
+
+
+def first_line(b: LlamaCppBackend, tokens: list[int]) -> list[int]:
+    for i, tok in enumerate(tokens):
+        if b"\n" in b.piece(tok):
+            return tokens[: i + 1]
+    return tokens
+
+
+def test_beam_line_is_at_least_as_likely_as_greedy_and_then_continues_greedily(shipped: LlamaCppBackend) -> None:
+    better = 0
+    for prompt in humaneval_prompts(shipped, 6):
+        greedy = run(shipped, prompt, GenParams(24, blank_line=True))
+        beamed = run(shipped, prompt, GenParams(24, beam=4, blank_line=True))
+        g_line, b_line = first_line(shipped, greedy), first_line(shipped, beamed)
+        g_lp, b_lp = line_logprob(shipped, prompt, g_line), line_logprob(shipped, prompt, b_line)
+        assert b_lp >= g_lp - 1e-3 or not b"".join(shipped.piece(t) for t in g_line).split(b"\n")[0].strip()
+        better += b_lp > g_lp + 1e-3
+        # after the line, the KV cache stands right after it: the rest is plain greedy from there
+        rest = beamed[len(b_line):]
+        if rest:
+            assert rest == run(shipped, [*prompt, *b_line], GenParams(len(rest)))
+    assert better >= 1  # on these lines greedy ran on somewhere
+
+
+def test_transformers_beam_matches_llama_cpp(tiny_gguf: Path) -> None:
+    cpp = LlamaCppBackend(tiny_gguf, n_ctx=1024, threads=1)
+    cpp.load()
+    hf = TransformersBackend(tiny_gguf.parent / "hf", threads=1)
+    hf.load()
+    code = (Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "completion" / "cache.py").read_text()
+    for cut in (150, 300):
+        prompt = [int(cpp.lookup("<fim_prefix>") or 0), *cpp.tokenize(code[:cut]), int(cpp.lookup("<fim_middle>") or 0)]
+        params = GenParams(10, beam=3)
+        assert run(hf, prompt, params) == run(cpp, prompt, params)
+    cpp.unload()
+    hf.unload()
+
+
+def test_stream_with_beam_reports_cancel(shipped: LlamaCppBackend) -> None:
+    prompt = humaneval_prompts(shipped, 1)[0]
+    out: list[TokenOut] = []
+    stats = shipped.generate(prompt, GenParams(24, beam=4), threading.Event().is_set, out.append)
+    assert stats.generated == len(out) > 0 and not stats.cancelled
+    calls = [0]
+
+    def cancel_soon() -> bool:
+        calls[0] += 1
+        return calls[0] > 3
+
+    stats = shipped.generate(prompt, GenParams(24, beam=4), cancel_soon, out.append)
+    assert stats.cancelled
+
+
+def test_log_softmax_is_normalised() -> None:
+    lp = log_softmax(np.array([1.0, 2.0, 3.0]))
+    assert math.isclose(float(np.exp(lp).sum()), 1.0)
+
+
+@pytest.mark.parametrize("single_line", [True, False])
+def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: bool) -> None:
+    """`ghostbook eval` (its own llama.cpp backend) and the editor's backend give the same tokens for the
+    same prompt: the first line from the beam, then greedy (multi-line)."""
+    from ghostbook.eval.backends import LlamaCppBackend as EvalBackend
+    from ghostbook.eval.generate import TokenIndex as EvalIndex
+    from ghostbook.eval.generate import build_prompt, complete
+
+    ev = EvalBackend(DEFAULT_GGUF, n_ctx=512)
+    index = EvalIndex(ev, ev.vocab_size)
+    for task in humaneval_single_line(cut="line")[3:40:9]:
+        prefix, suffix = task.prefix[-400:], task.suffix[:200]
+        got = complete(ev, index, prefix, suffix, max_new=20, single_line=single_line, layout="spm", beam=4)
+        prompt = build_prompt(ev, ev.encode(prefix), ev.encode(suffix), 20, "spm")
+        editor = run(shipped, prompt, GenParams(20, stop_ids=frozenset({ev.eot}), beam=4, blank_line=True))
+        assert got.tokens == (first_line(shipped, editor) if single_line else editor)
+    ev.close()
