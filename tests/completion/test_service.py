@@ -59,11 +59,12 @@ async def test_streams_then_done_and_prompt_has_context(tmp_path: Path) -> None:
 
 async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     backend = ScriptedBackend("1")
-    cells = [FakeCell("a", "code", "x = 1\n    "), FakeCell("b", "code", "total = ")]
+    cells = [FakeCell("a", "code", "if x:\n    x = 1\n    "), FakeCell("b", "code", "total = ")]
     service, _, _ = make_service(tmp_path, backend, cells=cells)
     await service.suggest("t1", suggest("r1", "b", 8))
-    await service.suggest("t1", suggest("r2", "a", 10, "forced"))
+    await service.suggest("t1", suggest("r2", "a", 20, "forced"))
     assert [(q.beam, q.blank_line) for q in backend.params] == [(4, False), (4, True)]  # the default, 4
+    assert backend.params[1].avoid == {b"x = 1"}  # the line above, after the cursor's indentation
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
     assert backend.params[-1].beam == 1

@@ -210,3 +210,11 @@ def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: 
         editor = run(shipped, prompt, GenParams(20, stop_ids=frozenset({ev.eot}), beam=4, blank_line=True))
         assert got.tokens == (first_line(shipped, editor) if single_line else editor)
     ev.close()
+
+
+def test_lines_to_avoid_never_win() -> None:
+    seek, _ = table_model(RUNAWAY)
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, avoid={b"b"}) == [1, 3]  # "a\n", the next best
+    seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.8, 3: 0.1}})
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, avoid={b"b"}) == []  # only "b" was possible

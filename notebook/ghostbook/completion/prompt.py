@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
 from ghostbook.completion.healing import heal, should_heal
+from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
 from ghostbook.models.backend import Backend, GenParams
 
@@ -47,4 +48,5 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> 
         prefix_ids = prefix_ids[excess - cut :]
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, layout_for(backend))
     blank_line = not ctx.prefix.rsplit("\n", 1)[-1].strip()
-    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line))
+    avoid = repeated_lines(ctx.prefix, ctx.suffix) if beam > 1 else frozenset()
+    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import should_heal
+from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.models.beam import beam_line
 from ghostbook.training.fim import fit, psm, spm
 
@@ -78,7 +79,7 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
     if beam > 1:
         blank_line = not prefix.rsplit("\n", 1)[-1].strip()
         out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
-                        max_new, removed, allow_empty=not blank_line) or []
+                        max_new, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix)) or []
         allowed = None
     data = b"".join(index.pieces[t] for t in out)
     line_done = b"\n" in data[len(removed):]

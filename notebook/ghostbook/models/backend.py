@@ -34,13 +34,15 @@ class ModelStatus:
 class GenParams:
     """Generation settings. `heal`: bytes the output must start with (token healing). `beam` > 1: the
     first line is the likeliest a beam that wide finds, the rest greedy (`beam.beam_line`);
-    `blank_line`: the cursor's line is still blank, so an empty first line says nothing."""
+    `blank_line`: the cursor's line is still blank, so an empty first line says nothing; `avoid`: first
+    lines the beam may not choose (`completion.neighbours.repeated_lines`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
     heal: bytes = b""
     beam: int = 1
     blank_line: bool = False
+    avoid: frozenset[bytes] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -46,13 +46,15 @@ def _top(scores: np.ndarray, ids: Sequence[int] | None, k: int) -> list[int]:
 
 def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, special: Collection[int],
               width: int = 3, max_new: int = 48, heal: bytes = b"", stop_ids: Collection[int] = (),
-              allow_empty: bool = True, cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
+              allow_empty: bool = True, avoid: Collection[bytes] = (),
+              cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """The likeliest first line's tokens (its last token holds the newline; an end-of-text or stop
     token is not included), among those a beam of `width` finds; None once `cancelled`.
 
     `heal`: bytes the output must start with (token healing), not counted as the line's text.
     `allow_empty`: whether a line with nothing but whitespace may win (not where the cursor's line is
-    still blank: an empty answer there says nothing)."""
+    still blank: an empty answer there says nothing). `avoid`: line texts (without trailing spaces) that
+    may not win (`completion.neighbours.repeated_lines`: the lines just above and below)."""
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
     for _ in range(max_new):
@@ -65,7 +67,7 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
             for tok in _top(scores, allowed, width + 1):
                 score = hyp.score + float(scores[tok])
                 if tok in stop_ids or tok in special:
-                    if allowed is None and (allow_empty or hyp.text.strip()):
+                    if allowed is None and (allow_empty or hyp.text.strip()) and hyp.text.rstrip() not in avoid:
                         best = _better(best, Hypothesis(hyp.tokens, score, b"", hyp.text))
                     continue
                 piece = index.pieces[tok]
@@ -74,7 +76,8 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 text = hyp.text + piece[spelled:]
                 new = Hypothesis((*hyp.tokens, tok), score, required, text)
                 if b"\n" in text:
-                    if allow_empty or text.split(b"\n", 1)[0].strip():
+                    line = text.split(b"\n", 1)[0]
+                    if (allow_empty or line.strip()) and line.rstrip() not in avoid:
                         best = _better(best, new)
                     continue
                 grown.append(new)

@@ -63,7 +63,7 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
     and `tokens`). Returns the params for `greedy` to go on after that line (the model is left just
     after it), or None when there is nothing more to generate (end of text, budget, cancelled)."""
     line = beam_line(seek, index, special, params.beam, params.max_new_tokens, params.heal, params.stop_ids,
-                     allow_empty=not params.blank_line, cancelled=cancelled)
+                     allow_empty=not params.blank_line, avoid=params.avoid, cancelled=cancelled)
     if line is None:
         stats.cancelled = True
         return None
