@@ -218,3 +218,46 @@ def test_lines_to_avoid_never_win() -> None:
     assert beam_line(seek, index, {EOT}, width=3, max_new=12, avoid={b"b"}) == [1, 3]  # "a\n", the next best
     seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.8, 3: 0.1}})
     assert beam_line(seek, index, {EOT}, width=3, max_new=12, avoid={b"b"}) == []  # only "b" was possible
+
+
+def test_goes_on_only_where_a_line_was_cut_by_the_beam_budget_or_more_lines_are_wanted() -> None:
+    from ghostbook.models.beam import goes_on
+
+    assert goes_on([1] * 4, b"abcd", budget=4, max_new=10, single_line=True)  # cut open by the budget
+    assert not goes_on([1] * 3, b"abc", budget=4, max_new=10, single_line=False)  # ended by end of text
+    assert goes_on([1, 3], b"a\n", budget=4, max_new=10, single_line=False)  # next lines wanted
+    assert not goes_on([1, 3], b"a\n", budget=4, max_new=10, single_line=True)
+    assert not goes_on([1] * 10, b"a" * 10, budget=10, max_new=10, single_line=False)  # all spent
+    assert not goes_on([], b"", budget=4, max_new=10, single_line=False)
+
+
+def test_a_long_line_streams_on_after_the_beam_budget(tiny_gguf: Path) -> None:
+    """Past LINE_BUDGET tokens without a newline the line goes on greedily (the user sees it grow). The
+    tiny random model writes no newline on this prompt."""
+    from ghostbook.models.beam import LINE_BUDGET
+
+    b = LlamaCppBackend(tiny_gguf, n_ctx=1024, threads=1)
+    b.load()
+    prompt = [int(b.lookup("<fim_prefix>") or 0), *b.tokenize("x = [" + "1, " * 40), int(b.lookup("<fim_middle>") or 0)]
+    out = run(b, prompt, GenParams(LINE_BUDGET + 16, beam=3))
+    assert len(out) == LINE_BUDGET + 16 and b"\n" not in b"".join(b.piece(t) for t in out)
+    assert out[LINE_BUDGET:] == run(b, [*prompt, *out[:LINE_BUDGET]], GenParams(16))
+    b.unload()
+
+
+def test_beam_first_line_hands_an_open_line_to_greedy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ghostbook.models import streaming
+    from ghostbook.models.backend import GenStats
+
+    monkeypatch.setattr(streaming, "LINE_BUDGET", 3)
+    seek, _ = table_model({(): {4: 0.9, 3: 0.01}})
+    emitted: list[TokenOut] = []
+    stats = GenStats()
+    after = streaming.beam_first_line(seek, GenParams(10, beam=2), TokenIndex(PIECES, {EOT}), {EOT},
+                                      lambda: False, emitted.append, stats)
+    assert [t.id for t in emitted] == [4, 4, 4] and stats.generated == 3
+    assert after is not None and after.max_new_tokens == 7 and after.beam == 1
+    # a finished first line with one line wanted (the model's end of text) ends it
+    seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.9}})
+    assert streaming.beam_first_line(seek, GenParams(10, beam=2), TokenIndex(PIECES, {EOT}), {EOT},
+                                     lambda: False, emitted.append, stats) is None

@@ -10,7 +10,7 @@ import numpy as np
 from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import should_heal
 from ghostbook.completion.neighbours import repeated_lines
-from ghostbook.models.beam import beam_line
+from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
 from ghostbook.training.fim import fit, psm, spm
 
 
@@ -76,14 +76,14 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
     out: list[int] = []
     allowed = index.starting_with(removed) if removed else None
+    budget = min(max_new, LINE_BUDGET)
     if beam > 1:
         blank_line = not prefix.rsplit("\n", 1)[-1].strip()
         out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
-                        max_new, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix)) or []
+                        budget, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix)) or []
         allowed = None
     data = b"".join(index.pieces[t] for t in out)
-    line_done = b"\n" in data[len(removed):]
-    if not out or not (single_line or not line_done or len(out) >= max_new):
+    if beam <= 1 or goes_on(out, data[len(removed):], budget, max_new, single_line):
         logits = backend.start(prompt + out)
         for _ in range(max_new - len(out)):
             if allowed is not None and len(allowed):

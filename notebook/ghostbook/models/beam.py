@@ -19,6 +19,21 @@ import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 
+# The beam searches at most this many tokens for a line (a Python line is ~5-20 tokens here); a line
+# still open then goes on greedily, streamed, instead of keeping the user waiting for a whole budget.
+LINE_BUDGET = 32
+
+
+def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_line: bool) -> bool:
+    """After a beam found `line` (`text`: its bytes after the healed ones) within `budget` tokens,
+    whether generation goes on greedily: the beam's budget cut the line open, or it ended and more
+    lines are wanted; not when the middle ended (end of text) or `max_new` is spent."""
+    if not line or len(line) >= max_new:
+        return False
+    if b"\n" in text:
+        return not single_line
+    return len(line) >= budget
+
 
 @dataclass(frozen=True)
 class Hypothesis:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import GenParams, GenStats, TokenOut
-from ghostbook.models.beam import beam_line
+from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
 
 WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
 
@@ -62,7 +62,8 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
     """Emit the first line a beam of `params.beam` finds (`seek(tokens)`: the logits after the prompt
     and `tokens`). Returns the params for `greedy` to go on after that line (the model is left just
     after it), or None when there is nothing more to generate (end of text, budget, cancelled)."""
-    line = beam_line(seek, index, special, params.beam, params.max_new_tokens, params.heal, params.stop_ids,
+    budget = min(params.max_new_tokens, LINE_BUDGET)
+    line = beam_line(seek, index, special, params.beam, budget, params.heal, params.stop_ids,
                      allow_empty=not params.blank_line, avoid=params.avoid, cancelled=cancelled)
     if line is None:
         stats.cancelled = True
@@ -71,11 +72,10 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
         stats.generated += 1
         emit(TokenOut(token, index.pieces[token]))
     text = b"".join(index.pieces[t] for t in line)
-    left = params.max_new_tokens - len(line)
-    if not line or left <= 0 or b"\n" not in text[len(params.heal):] or cancelled():
-        return None  # the middle ended on this line, or the budget is spent
+    if cancelled() or not goes_on(line, text[len(params.heal):], budget, params.max_new_tokens, False):
+        return None
     seek(line)
-    return replace(params, max_new_tokens=left, heal=b"", beam=1)
+    return replace(params, max_new_tokens=params.max_new_tokens - len(line), heal=b"", beam=1)
 
 
 async def threaded_stream(generate: Callable[[Callable[[], bool], Emit], GenStats], cancel: threading.Event,
