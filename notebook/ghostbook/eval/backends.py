@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ghostbook.models.streaming import common_prefix
 from ghostbook.training.fim import EOT, FIM_MIDDLE, FIM_PREFIX, FIM_SUFFIX
 
 
@@ -91,6 +92,7 @@ class HFBackend:
                (EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE)]
         self.eot, self.fim_prefix, self.fim_suffix, self.fim_middle = ids
         self._past = None
+        self._tokens: list[int] = []  # what the cache holds
 
     def encode(self, text: str) -> list[int]:
         return self.tok(text, add_special_tokens=False).input_ids if text else []
@@ -109,17 +111,26 @@ class HFBackend:
             kwargs = {self._cache_kw: self._past}
             out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True, **kwargs)
         self._past = getattr(out, self._cache_kw)
+        self._tokens.extend(ids)
         return out.logits[0, -1].float().cpu().numpy()
 
     def start(self, prompt: list[int]) -> np.ndarray:
-        self._past = None
-        return self._run(prompt)
+        """Logits after `prompt`, keeping the cached keys and values of what it shares with the last one
+        (a beam moves between hypotheses that differ only in their last tokens)."""
+        keep = common_prefix(self._tokens, prompt) if self._past is not None else 0
+        if keep == 0:
+            self._past = None
+        elif len(self._tokens) > keep:
+            self._past.crop(keep - len(self._tokens))  # type: ignore[attr-defined]  # negative: drop that many
+        self._tokens = list(prompt[:keep])
+        return self._run(prompt[keep:])
 
     def step(self, token: int) -> np.ndarray:
         return self._run([token])
 
     def close(self) -> None:
         self._past = None
+        self._tokens = []
 
 
 class _ByteDecoder:
