@@ -261,3 +261,8 @@ def test_beam_first_line_hands_an_open_line_to_greedy(monkeypatch: pytest.Monkey
     seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.9}})
     assert streaming.beam_first_line(seek, GenParams(10, beam=2), TokenIndex(PIECES, {EOT}), {EOT},
                                      lambda: False, emitted.append, stats) is None
+
+
+def test_healing_bytes_no_token_spells_are_dropped_like_greedy_does() -> None:
+    seek, _ = table_model({(): {2: 0.9}, (2,): {3: 0.9}})
+    assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=2, max_new=8, heal=b"\xff") == [2, 3]

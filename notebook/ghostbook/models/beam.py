@@ -79,6 +79,8 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 return None
             scores = log_softmax(seek(hyp.tokens))
             allowed = index.allowed(hyp.required) if hyp.required else None
+            if allowed is not None and not allowed:  # no token spells it: drop the constraint, as greedy does
+                hyp, allowed = Hypothesis(hyp.tokens, hyp.score, b"", hyp.text), None
             for tok in _top(scores, allowed, width + 1):
                 score = hyp.score + float(scores[tok])
                 if tok in stop_ids or tok in special:
