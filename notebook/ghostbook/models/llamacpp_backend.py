@@ -21,7 +21,7 @@ import numpy as np
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import ThreadedGeneration, beam_first_line, common_prefix, greedy
+from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
 
 GGUF_MAGIC = b"GGUF"
 PROMPT_CHUNK = 128  # prompt tokens evaluated between two looks at the cancel flag
@@ -175,12 +175,6 @@ class LlamaCppBackend(ThreadedGeneration):
                 llm.eval(wanted[llm.n_tokens:])
                 return logits()
 
-            if params.beam > 1:
-                after = beam_first_line(seek, params, index, self._special, cancelled, emit, stats)
-                if after is None:
-                    stats.total_ms = (time.perf_counter() - start) * 1000
-                    return stats
-                params = after
-            greedy(logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats)
+            decode(seek, logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats)
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats

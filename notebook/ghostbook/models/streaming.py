@@ -78,6 +78,19 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
     return replace(params, max_new_tokens=params.max_new_tokens - len(line), heal=b"", beam=1)
 
 
+def decode(seek: Callable[[Sequence[int]], Any], logits: Callable[[], Any], step: Callable[[int], None],
+           params: GenParams, index: TokenIndex, special: Collection[int], cancelled: Callable[[], bool],
+           emit: Emit, stats: GenStats) -> None:
+    """What every in-process backend runs after the prompt: with `params.beam` > 1 the first line from
+    `beam_first_line` (over `seek`), then `greedy` (over `logits` and `step`) for the rest."""
+    if params.beam > 1:
+        after = beam_first_line(seek, params, index, special, cancelled, emit, stats)
+        if after is None:
+            return
+        params = after
+    greedy(logits, step, params, index, special, cancelled, emit, stats)
+
+
 async def threaded_stream(generate: Callable[[Callable[[], bool], Emit], GenStats], cancel: threading.Event,
                           on_stats: Callable[[GenStats], None]) -> AsyncGenerator[TokenOut, None]:
     """Run `generate(cancelled, emit)` in a worker thread and yield what it emits.

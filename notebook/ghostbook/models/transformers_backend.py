@@ -17,7 +17,7 @@ from typing import Any
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import ThreadedGeneration, beam_first_line, common_prefix, greedy
+from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
 
 
 def _byte_decoder() -> dict[str, int]:
@@ -160,13 +160,7 @@ class TransformersBackend(ThreadedGeneration):
                 feed(wanted[common:])
                 return last[0]
 
-            if params.beam > 1:
-                after = beam_first_line(seek, params, self._index, self._special, cancelled, emit, stats)
-                if after is None:
-                    stats.total_ms = (time.perf_counter() - start) * 1000
-                    return stats
-                params = after
-            greedy(lambda: last[0], lambda token: feed([token]), params, self._index, self._special, cancelled, emit,
-                   stats)
+            decode(seek, lambda: last[0], lambda token: feed([token]), params, self._index, self._special, cancelled,
+                   emit, stats)
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats
