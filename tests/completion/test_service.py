@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from ghostbook import protocol as p
+from ghostbook.completion.indentation import IndentRule
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
 from ghostbook.models.loader import ModelRegistry
@@ -65,6 +66,8 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     await service.suggest("t1", suggest("r2", "a", 20, "forced"))
     assert [(q.beam, q.blank_line) for q in backend.params] == [(4, False), (4, True)]  # the default, 4
     assert backend.params[1].avoid == {b"x = 1"}  # the line above, after the cursor's indentation
+    # where the line may be indented, read from the cell's own code (blocks 0 and 4, cursor at column 4)
+    assert backend.params[0].indent is None and backend.params[1].indent == IndentRule(4, None, frozenset({0, 4}))
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
     assert backend.params[-1].beam == 1

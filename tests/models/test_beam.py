@@ -21,7 +21,7 @@ DEFAULT_GGUF = Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / 
     "ghostbook-fim-q8_0.gguf"
 
 # vocabulary of the hand-made model: 0 end of text, then pieces
-PIECES = [b"", b"a", b"b", b"\n", b"x", b" ret", b" return", b" r"]
+PIECES = [b"", b"a", b"b", b"\n", b"x", b" ret", b" return", b" r", b"    "]
 EOT = 0
 
 
@@ -197,6 +197,8 @@ def test_log_softmax_is_normalised() -> None:
 def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: bool) -> None:
     """`ghostbook eval` (its own llama.cpp backend) and the editor's backend give the same tokens for the
     same prompt: the first line from the beam, then greedy (multi-line)."""
+    from ghostbook.completion.indentation import indent_rule
+    from ghostbook.completion.neighbours import repeated_lines
     from ghostbook.eval.backends import LlamaCppBackend as EvalBackend
     from ghostbook.eval.generate import TokenIndex as EvalIndex
     from ghostbook.eval.generate import build_prompt, complete
@@ -207,7 +209,9 @@ def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: 
         prefix, suffix = task.prefix[-400:], task.suffix[:200]
         got = complete(ev, index, prefix, suffix, max_new=20, single_line=single_line, layout="spm", beam=4)
         prompt = build_prompt(ev, ev.encode(prefix), ev.encode(suffix), 20, "spm")
-        editor = run(shipped, prompt, GenParams(20, stop_ids=frozenset({ev.eot}), beam=4, blank_line=True))
+        params = GenParams(20, stop_ids=frozenset({ev.eot}), beam=4, blank_line=True,
+                           avoid=repeated_lines(prefix, suffix), indent=indent_rule(prefix))
+        editor = run(shipped, prompt, params)
         assert got.tokens == (first_line(shipped, editor) if single_line else editor)
     ev.close()
 
@@ -218,6 +222,22 @@ def test_lines_to_avoid_never_win() -> None:
     assert beam_line(seek, index, {EOT}, width=3, max_new=12, avoid={b"b"}) == [1, 3]  # "a\n", the next best
     seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.8, 3: 0.1}})
     assert beam_line(seek, index, {EOT}, width=3, max_new=12, avoid={b"b"}) == []  # only "b" was possible
+
+
+def test_lines_indented_where_python_rejects_them_are_dropped() -> None:
+    """After a block opener the line must go deeper: the likelier unindented lines ("a", "x") are dropped
+    as their first character shows, even when that empties a beam one wide (it looks further down)."""
+    from ghostbook.completion.indentation import indent_rule
+
+    table = {(): {1: 0.5, 4: 0.3, 8: 0.2}, (1,): {3: 0.9}, (4,): {3: 0.9}, (8,): {2: 0.9}, (8, 2): {3: 0.9}}
+    seek, _ = table_model(table)
+    index = TokenIndex(PIECES, {EOT})
+    rule = indent_rule("if c:\n")
+    assert beam_line(seek, index, {EOT}, width=1, max_new=8) == [1, 3]
+    assert beam_line(seek, index, {EOT}, width=1, max_new=8, indent=rule) == [8, 2, 3]
+    # after a plain statement at the top level, "    b" is the one indented wrongly
+    seek, _ = table_model({(): {8: 0.9, 1: 0.05}, (8,): {2: 0.9}, (8, 2): {3: 0.9}, (1,): {3: 0.9}})
+    assert beam_line(seek, index, {EOT}, width=2, max_new=8, indent=indent_rule("c = 1\n")) == [1, 3]
 
 
 def test_goes_on_only_where_a_line_was_cut_by_the_beam_budget_or_more_lines_are_wanted() -> None:

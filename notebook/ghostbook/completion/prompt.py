@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
 from ghostbook.completion.healing import heal, should_heal
+from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
 from ghostbook.models.backend import Backend, GenParams
@@ -49,4 +50,6 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> 
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, layout_for(backend))
     blank_line = not ctx.prefix.rsplit("\n", 1)[-1].strip()
     avoid = repeated_lines(ctx.prefix, ctx.suffix) if beam > 1 else frozenset()
-    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid))
+    indent = indent_rule(ctx.cell_prefix) if beam > 1 else None  # the cell is whole statements; the prefix may not be
+    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
+                                 indent))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import should_heal
+from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
 from ghostbook.training.fim import fit, psm, spm
@@ -80,7 +81,8 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
     if beam > 1:
         blank_line = not prefix.rsplit("\n", 1)[-1].strip()
         out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
-                        budget, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix)) or []
+                        budget, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix),
+                        indent=indent_rule(prefix)) or []
         allowed = None
     data = b"".join(index.pieces[t] for t in out)
     if beam <= 1 or goes_on(out, data[len(removed):], budget, max_new, single_line):

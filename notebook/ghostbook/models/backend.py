@@ -10,7 +10,10 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from ghostbook.completion.indentation import IndentRule
 
 State = Literal["off", "loading", "ready", "error"]
 
@@ -35,7 +38,8 @@ class GenParams:
     """Generation settings. `heal`: bytes the output must start with (token healing). `beam` > 1: the
     first line is the likeliest a beam that wide finds, the rest greedy (`beam.beam_line`);
     `blank_line`: the cursor's line is still blank, so an empty first line says nothing; `avoid`: first
-    lines the beam may not choose (`completion.neighbours.repeated_lines`)."""
+    lines the beam may not choose (`completion.neighbours.repeated_lines`); `indent`: where the beam's
+    first line may be indented (`completion.indentation.indent_rule`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -43,6 +47,7 @@ class GenParams:
     beam: int = 1
     blank_line: bool = False
     avoid: frozenset[bytes] = frozenset()
+    indent: IndentRule | None = None
 
 
 @dataclass(frozen=True)

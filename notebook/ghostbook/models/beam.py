@@ -18,10 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
+from ghostbook.completion.indentation import IndentRule
 
 # The beam searches at most this many tokens for a line (a Python line is ~5-20 tokens here); a line
 # still open then goes on greedily, streamed, instead of keeping the user waiting for a whole budget.
 LINE_BUDGET = 32
+# Each hypothesis looks this many times `width + 1` tokens deep for ones the rules (healing aside) let
+# through, so that lines the rules drop do not empty the beam.
+RANKED = 8
 
 
 def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_line: bool) -> bool:
@@ -49,19 +53,17 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     return x - m - float(np.log(np.exp(x - m).sum()))
 
 
-def _top(scores: np.ndarray, ids: Sequence[int] | None, k: int) -> list[int]:
-    if ids is not None:
-        cand = np.asarray(ids)
-        if len(cand) <= k:
-            return [int(i) for i in cand]
-        part = cand[np.argpartition(-scores[cand], k - 1)[:k]]
-        return [int(i) for i in part]
-    return [int(i) for i in np.argpartition(-scores, k - 1)[:k]]
+def _ranked(scores: np.ndarray, ids: Sequence[int] | None, k: int) -> list[int]:
+    """The `k` best-scoring token ids (among `ids` if given), best first."""
+    cand = np.arange(len(scores)) if ids is None else np.asarray(ids)
+    if len(cand) > k:
+        cand = cand[np.argpartition(-scores[cand], k - 1)[:k]]
+    return [int(i) for i in cand[np.argsort(-scores[cand], kind="stable")]]
 
 
 def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, special: Collection[int],
               width: int = 3, max_new: int = 48, heal: bytes = b"", stop_ids: Collection[int] = (),
-              allow_empty: bool = True, avoid: Collection[bytes] = (),
+              allow_empty: bool = True, avoid: Collection[bytes] = (), indent: IndentRule | None = None,
               cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """The likeliest first line's tokens (its last token holds the newline; an end-of-text or stop
     token is not included), among those a beam of `width` finds; None once `cancelled`.
@@ -69,7 +71,9 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     `heal`: bytes the output must start with (token healing), not counted as the line's text.
     `allow_empty`: whether a line with nothing but whitespace may win (not where the cursor's line is
     still blank: an empty answer there says nothing). `avoid`: line texts (without trailing spaces) that
-    may not win (`completion.neighbours.repeated_lines`: the lines just above and below)."""
+    may not win (`completion.neighbours.repeated_lines`: the lines just above and below). `indent`: where
+    the line may be indented (`completion.indentation.indent_rule`); a line indented elsewhere is
+    dropped as soon as its first character shows it."""
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
     for _ in range(max_new):
@@ -81,23 +85,31 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
             allowed = index.allowed(hyp.required) if hyp.required else None
             if allowed is not None and not allowed:  # no token spells it: drop the constraint, as greedy does
                 hyp, allowed = Hypothesis(hyp.tokens, hyp.score, b"", hyp.text), None
-            for tok in _top(scores, allowed, width + 1):
+            kept = 0  # each hypothesis offers its width + 1 best tokens that the rules let through
+            for tok in _ranked(scores, allowed, RANKED * (width + 1)):
+                if kept > width:
+                    break
                 score = hyp.score + float(scores[tok])
                 if tok in stop_ids or tok in special:
                     if allowed is None and (allow_empty or hyp.text.strip()) and hyp.text.rstrip() not in avoid:
                         best = _better(best, Hypothesis(hyp.tokens, score, b"", hyp.text))
+                        kept += 1
                     continue
                 piece = index.pieces[tok]
                 required = index.advance(hyp.required, piece) if hyp.required else b""
                 spelled = len(hyp.required) - len(required) if hyp.required else 0
                 text = hyp.text + piece[spelled:]
+                if indent is not None and indent.allows(text) is False:
+                    continue
                 new = Hypothesis((*hyp.tokens, tok), score, required, text)
                 if b"\n" in text:
                     line = text.split(b"\n", 1)[0]
                     if (allow_empty or line.strip()) and line.rstrip() not in avoid:
                         best = _better(best, new)
+                        kept += 1
                     continue
                 grown.append(new)
+                kept += 1
         live = sorted(grown, key=lambda h: -h.score)[:width]
         # scores only fall as a line grows: once the best finished line beats every live one, stop
         if not live or (best is not None and best.score >= live[0].score):

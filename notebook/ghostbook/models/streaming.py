@@ -64,7 +64,8 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
     after it), or None when there is nothing more to generate (end of text, budget, cancelled)."""
     budget = min(params.max_new_tokens, LINE_BUDGET)
     line = beam_line(seek, index, special, params.beam, budget, params.heal, params.stop_ids,
-                     allow_empty=not params.blank_line, avoid=params.avoid, cancelled=cancelled)
+                     allow_empty=not params.blank_line, avoid=params.avoid, indent=params.indent,
+                     cancelled=cancelled)
     if line is None:
         stats.cancelled = True
         return None
