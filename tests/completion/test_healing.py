@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from ghostbook.completion.healing import TokenIndex, heal, should_heal
+from ghostbook.completion.healing import TokenIndex, heal, indentation_to_heal, should_heal
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 CODE = "import numpy as np\nvalues = np.zeros(10)\nfor value in values:\n    print(value)\n"
@@ -60,3 +60,9 @@ def test_advance_and_high_bytes() -> None:
                                                ("a\r\n", False)])
 def test_should_heal(text: str, heal_it: bool) -> None:
     assert should_heal(text) is heal_it
+
+
+@pytest.mark.parametrize(("text", "indentation"), [("if x:\n    ", "    "), ("if x:\n\t", "\t"), ("if x:\n", ""),
+                                                   ("    ", "    "), ("", ""), ("if x:\n    y", "")])
+def test_indentation_to_heal_is_the_line_so_far_when_only_indentation(text: str, indentation: str) -> None:
+    assert indentation_to_heal(text) == indentation

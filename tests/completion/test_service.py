@@ -105,6 +105,17 @@ async def test_healing_backs_up_and_strips(tmp_path: Path) -> None:
     assert out.of("suggestion", "r1")[-1]["text"] == "sum(xs)"  # ... and is not doubled in the text
 
 
+async def test_indentation_leaves_the_prompt_and_is_spelled_first(tmp_path: Path) -> None:
+    """After auto-indentation the prompt stops at the line's start (a cut FIM training makes) and the
+    model must write the indentation first; the user sees only what follows the cursor."""
+    backend = ScriptedBackend("return x")
+    service, out, _ = make_service(tmp_path, backend, cells=[FakeCell("a", "code", "def f(x):\n    ")])
+    await service.suggest("t1", suggest("r1", "a", 14))
+    prefix = bytes(backend.prompts[0][backend.prompts[0].index(257) + 1 : -1])
+    assert prefix.endswith(b"def f(x):\n") and backend.params[0].heal == b"    "
+    assert out.of("suggestion", "r1")[-1]["text"] == "return x"
+
+
 async def test_typed_through_and_exact_hits_need_no_model_call(tmp_path: Path) -> None:
     backend = ScriptedBackend("compute(df)")
     service, out, cells = make_service(tmp_path, backend)

@@ -195,24 +195,25 @@ def test_log_softmax_is_normalised() -> None:
 
 @pytest.mark.parametrize("single_line", [True, False])
 def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: bool) -> None:
-    """`ghostbook eval` (its own llama.cpp backend) and the editor's backend give the same tokens for the
-    same prompt: the first line from the beam, then greedy (multi-line)."""
-    from ghostbook.completion.indentation import indent_rule
-    from ghostbook.completion.neighbours import repeated_lines
+    """`ghostbook eval` (its own llama.cpp backend) and the editor (`make_prompt`, then its backend) give
+    the same tokens for the same text, with the cursor at a line's start, after its indentation and inside
+    it: healing, the first line from the beam with its rules, then greedy (multi-line)."""
+    from ghostbook.completion.context import Context
+    from ghostbook.completion.prompt import layout_for, make_prompt
     from ghostbook.eval.backends import LlamaCppBackend as EvalBackend
     from ghostbook.eval.generate import TokenIndex as EvalIndex
-    from ghostbook.eval.generate import build_prompt, complete
+    from ghostbook.eval.generate import complete
 
     ev = EvalBackend(DEFAULT_GGUF, n_ctx=512)
     index = EvalIndex(ev, ev.vocab_size)
-    for task in humaneval_single_line(cut="line")[3:40:9]:
-        prefix, suffix = task.prefix[-400:], task.suffix[:200]
-        got = complete(ev, index, prefix, suffix, max_new=20, single_line=single_line, layout="spm", beam=4)
-        prompt = build_prompt(ev, ev.encode(prefix), ev.encode(suffix), 20, "spm")
-        params = GenParams(20, stop_ids=frozenset({ev.eot}), beam=4, blank_line=True,
-                           avoid=repeated_lines(prefix, suffix), indent=indent_rule(prefix))
-        editor = run(shipped, prompt, params)
-        assert got.tokens == (first_line(shipped, editor) if single_line else editor)
+    for cut in ("line", "indent", "mid"):
+        for task in humaneval_single_line(cut=cut)[3:40:9]:
+            prefix, suffix = task.prefix[-400:], task.suffix[:200]
+            got = complete(ev, index, prefix, suffix, max_new=20, single_line=single_line, layout=layout_for(shipped),
+                           beam=4)
+            prompt = make_prompt(shipped, Context(prefix, suffix, prefix, suffix), 20, beam=4)
+            editor = run(shipped, prompt.ids, prompt.params)
+            assert got.tokens == (first_line(shipped, editor) if single_line else editor), (cut, task.task_id)
     ev.close()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
-from ghostbook.completion.healing import heal, should_heal
+from ghostbook.completion.healing import heal, indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
@@ -37,9 +37,13 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> 
     """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens);
     `beam`: the beam width for the first line (1: greedy)."""
     template = get_template(backend.info.family)
-    prefix_ids, removed = backend.tokenize(ctx.prefix), b""
-    if should_heal(ctx.prefix):
-        prefix_ids, removed = heal(prefix_ids, backend.piece)
+    indentation = indentation_to_heal(ctx.prefix)
+    if indentation:  # the prompt stops at the line's start; the output spells the indentation first
+        prefix_ids, removed = backend.tokenize(ctx.prefix[: -len(indentation)]), indentation.encode()
+    else:
+        prefix_ids, removed = backend.tokenize(ctx.prefix), b""
+        if should_heal(ctx.prefix):
+            prefix_ids, removed = heal(prefix_ids, backend.piece)
     suffix_ids = backend.tokenize(ctx.suffix)
     # the budget was counted piece by piece; if the joined text came out longer, cut the far ends
     excess = len(prefix_ids) + len(suffix_ids) + SPECIAL_MARGIN + max_new - backend.info.n_ctx

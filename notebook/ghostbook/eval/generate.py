@@ -8,7 +8,7 @@ from typing import Protocol
 import numpy as np
 
 from ghostbook.completion.healing import TokenIndex as HealingIndex
-from ghostbook.completion.healing import should_heal
+from ghostbook.completion.healing import indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
@@ -46,9 +46,6 @@ class TokenIndex:
         self.special = {backend.eot, backend.fim_prefix, backend.fim_suffix, backend.fim_middle}
         self.healing = HealingIndex(self.pieces, self.special)
 
-    def starting_with(self, prefix: bytes) -> np.ndarray:
-        return np.array([i for i, p in enumerate(self.pieces) if p.startswith(prefix) and i not in self.special])
-
 
 def heal(prompt_ids: list[int], index: TokenIndex) -> tuple[list[int], bytes]:
     """Drop the prompt's last token; return the shortened ids and the removed bytes."""
@@ -70,29 +67,31 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
     the likeliest a beam that wide finds (`beam_line`), the rest greedy; single-line stops at the first
     newline of the middle. With `healing`, the editor's rule decides whether to heal this prefix
     (`should_heal`)."""
-    prefix_ids = backend.encode(prefix)
-    removed = b""
-    if healing and should_heal(prefix):
+    indentation = indentation_to_heal(prefix) if healing else ""
+    prefix_ids = backend.encode(prefix[: len(prefix) - len(indentation)])
+    removed = indentation.encode()
+    if healing and not indentation and should_heal(prefix):
         prefix_ids, removed = heal(prefix_ids, index)
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
     out: list[int] = []
-    allowed = index.starting_with(removed) if removed else None
+    required = removed  # bytes the output must spell first (the editor's greedy rule: token by token)
     budget = min(max_new, LINE_BUDGET)
     if beam > 1:
         blank_line = not prefix.rsplit("\n", 1)[-1].strip()
         out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
                         budget, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix),
                         indent=indent_rule(prefix)) or []
-        allowed = None
+        required = b""
     data = b"".join(index.pieces[t] for t in out)
     if beam <= 1 or goes_on(out, data[len(removed):], budget, max_new, single_line):
         logits = backend.start(prompt + out)
         for _ in range(max_new - len(out)):
-            if allowed is not None and len(allowed):
+            allowed = index.healing.allowed(required) if required else []
+            if allowed:
                 tok = int(allowed[int(np.argmax(logits[allowed]))])
-                allowed = None
+                required = index.healing.advance(required, index.pieces[tok])
             else:
-                tok = int(np.argmax(logits))
+                tok, required = int(np.argmax(logits)), b""
             if tok == backend.eot or tok in index.special:
                 break
             out.append(tok)
