@@ -143,20 +143,25 @@ def first_line(b: LlamaCppBackend, tokens: list[int]) -> list[int]:
     return tokens
 
 
-def test_beam_line_is_at_least_as_likely_as_greedy_and_then_continues_greedily(shipped: LlamaCppBackend) -> None:
-    better = 0
-    for prompt in humaneval_prompts(shipped, 6):
+def test_beam_line_is_likelier_than_greedy_and_then_continues_greedily(shipped: LlamaCppBackend) -> None:
+    """A beam may lose greedy's own line (it leaves the beam when other prefixes score higher), so the
+    claim is on the whole: the beam's first lines are likelier in total, and on most lines."""
+    better, worse, totals = 0, 0, [0.0, 0.0]
+    for prompt in humaneval_prompts(shipped, 8):
         greedy = run(shipped, prompt, GenParams(24, blank_line=True))
         beamed = run(shipped, prompt, GenParams(24, beam=4, blank_line=True))
         g_line, b_line = first_line(shipped, greedy), first_line(shipped, beamed)
+        if not b"".join(shipped.piece(t) for t in g_line).split(b"\n")[0].strip():
+            continue  # greedy wrote an empty line, which the beam may not
         g_lp, b_lp = line_logprob(shipped, prompt, g_line), line_logprob(shipped, prompt, b_line)
-        assert b_lp >= g_lp - 1e-3 or not b"".join(shipped.piece(t) for t in g_line).split(b"\n")[0].strip()
+        totals[0], totals[1] = totals[0] + g_lp, totals[1] + b_lp
         better += b_lp > g_lp + 1e-3
+        worse += b_lp < g_lp - 1e-3
         # after the line, the KV cache stands right after it: the rest is plain greedy from there
         rest = beamed[len(b_line):]
         if rest:
             assert rest == run(shipped, [*prompt, *b_line], GenParams(len(rest)))
-    assert better >= 1  # on these lines greedy ran on somewhere
+    assert better >= 1 and better > worse and totals[1] > totals[0]  # on these lines greedy ran on somewhere
 
 
 def test_transformers_beam_matches_llama_cpp(tiny_gguf: Path) -> None:
