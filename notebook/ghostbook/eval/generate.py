@@ -65,8 +65,9 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
              single_line: bool = True, healing: bool = True, layout: str = "psm", beam: int = 1) -> Completion:
     """The middle for (prefix, suffix), decoded as the editor decodes: with `beam` > 1 the first line is
     the likeliest a beam that wide finds (`beam_line`), the rest greedy; single-line stops at the first
-    newline of the middle. With `healing`, the editor's rule decides whether to heal this prefix
-    (`should_heal`)."""
+    newline of the middle. With `healing`, the editor's rules decide what to heal: the whole
+    indentation when the cursor's line is only that (`indentation_to_heal`), else the last token where
+    `should_heal` says so."""
     indentation = indentation_to_heal(prefix) if healing else ""
     prefix_ids = backend.encode(prefix[: len(prefix) - len(indentation)])
     removed = indentation.encode()
