@@ -11,7 +11,9 @@ from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
+from ghostbook.models.backend import GenParams, GenStats, TokenOut
 from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
+from ghostbook.models.streaming import greedy
 from ghostbook.training.fim import fit, psm, spm
 
 
@@ -75,7 +77,7 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
         prefix_ids, removed = heal(prefix_ids, index)
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
     out: list[int] = []
-    required = removed  # bytes the output must spell first (the editor's greedy rule: token by token)
+    required = removed  # bytes the output must spell first (the editor's greedy spells them token by token)
     budget = min(max_new, LINE_BUDGET)
     if beam > 1:
         blank_line = not prefix.rsplit("\n", 1)[-1].strip()
@@ -85,21 +87,22 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
         required = b""
     data = b"".join(index.pieces[t] for t in out)
     if beam <= 1 or goes_on(out, data[len(removed):], budget, max_new, single_line):
-        logits = backend.start(prompt + out)
-        for _ in range(max_new - len(out)):
-            allowed = index.healing.allowed(required) if required else []
-            if allowed:
-                tok = int(allowed[int(np.argmax(logits[allowed]))])
-                required = index.healing.advance(required, index.pieces[tok])
-            else:
-                tok, required = int(np.argmax(logits)), b""
-            if tok == backend.eot or tok in index.special:
-                break
-            out.append(tok)
-            data += index.pieces[tok]
-            if single_line and b"\n" in data[len(removed):]:
-                break
-            logits = backend.step(tok)
+        state = [backend.start(prompt + out)]
+        pieces: list[bytes] = [data]
+
+        def emit(token: TokenOut) -> None:
+            out.append(token.id)
+            pieces.append(token.piece)
+
+        def step(token: int) -> None:
+            state[0] = backend.step(token)
+
+        def line_done() -> bool:  # single-line: the middle's first newline ends it
+            return single_line and b"\n" in b"".join(pieces)[len(removed):]
+
+        params = GenParams(max_new - len(out), frozenset({backend.eot}), required)
+        greedy(lambda: state[0], step, params, index.healing, index.special, line_done, emit, GenStats())
+        data = b"".join(pieces)
     text = data[len(removed):].decode("utf-8", "replace") if data.startswith(removed) else data.decode(
         "utf-8", "replace")
     if single_line:
