@@ -68,9 +68,13 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     assert backend.params[1].avoid == {b"x = 1"}  # the line above, after the cursor's indentation
     # where the line may be indented, read from the cell's own code (blocks 0 and 4, cursor at column 4)
     assert backend.params[0].indent is None and backend.params[1].indent == IndentRule(4, None, frozenset({0, 4}))
+    # the first line should fit the cursor's cell (not the cells around it)
+    fit = backend.params[1].syntax
+    assert fit is not None and (fit.before, fit.after) == ("if x:\n    x = 1\n    ", "")
+    assert fit.fits(b"y = 2") and not fit.fits(b"else:")
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
-    assert backend.params[-1].beam == 1
+    assert backend.params[-1].beam == 1 and backend.params[-1].syntax is None
 
 
 async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> None:

@@ -85,6 +85,18 @@ def test_healing_bytes_are_spelled_first_and_not_counted_as_text() -> None:
     assert beam_line(seek, index, {EOT}, width=3, max_new=8, heal=b" return", allow_empty=False) == [6, 2, 3]
 
 
+def test_the_likeliest_line_that_fits_wins_and_the_search_goes_on_for_one() -> None:
+    # "b\n" (0.36) is likelier than "a" + anything; if only lines with "a" fit, the search goes on past
+    # the point where "b\n" would have ended it, and the likeliest fitting line wins
+    seek, _ = table_model(RUNAWAY)
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, fits=lambda line: True) == [2, 3]
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, fits=lambda line: line.startswith(b"a")) == [1, 3]
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, fits=lambda line: line == b"axx") == [1, 4, 4, 3]
+    # where nothing fits, the likeliest line wins as without the check
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, fits=lambda line: False) == [2, 3]
+
+
 def test_cancel_stops_the_search() -> None:
     seek, calls = table_model(RUNAWAY)
     assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=3, cancelled=lambda: True) is None

@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out subset)")
     ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
     ap.add_argument("--no-healing", action="store_true", help="disable token healing")
+    ap.add_argument("--no-syntax", action="store_true",
+                    help="the beam's first line need not fit the code around it (completion.syntax_fit)")
     ap.add_argument("--cut", choices=["line", "indent", "mid"], default="line",
                     help="single-line tasks: cursor at the line's start, after its indentation, or inside it")
     ap.add_argument("--layout", choices=["psm", "spm"], default="psm",
@@ -94,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.time()
             summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
                                         healing=not args.no_healing, progress=not args.quiet, layout=args.layout,
-                                        beam=args.beam)
+                                        beam=args.beam, syntax=not args.no_syntax)
             row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout, "beam": args.beam,
+                   "syntax": not args.no_syntax and args.beam > 1,
                    "cut": args.cut if name == "single" else "-", **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)

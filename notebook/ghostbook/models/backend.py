@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from ghostbook.completion.indentation import IndentRule
+    from ghostbook.completion.syntax_fit import SyntaxFit
 
 State = Literal["off", "loading", "ready", "error"]
 
@@ -39,7 +40,8 @@ class GenParams:
     first line is the likeliest a beam that wide finds, the rest greedy (`beam.beam_line`);
     `blank_line`: the cursor's line is still blank, so an empty first line says nothing; `avoid`: first
     lines the beam may not choose (`completion.neighbours.repeated_lines`); `indent`: where the beam's
-    first line may be indented (`completion.indentation.indent_rule`)."""
+    first line may be indented (`completion.indentation.indent_rule`); `syntax`: the cell around the
+    cursor, which the beam's first line should fit (`completion.syntax_fit`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -48,6 +50,7 @@ class GenParams:
     blank_line: bool = False
     avoid: frozenset[bytes] = frozenset()
     indent: IndentRule | None = None
+    syntax: SyntaxFit | None = None
 
 
 @dataclass(frozen=True)

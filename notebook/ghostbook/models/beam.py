@@ -64,6 +64,7 @@ def _ranked(scores: np.ndarray, ids: Sequence[int] | None, k: int) -> list[int]:
 def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, special: Collection[int],
               width: int = 3, max_new: int = 48, heal: bytes = b"", stop_ids: Collection[int] = (),
               allow_empty: bool = True, avoid: Collection[bytes] = (), indent: IndentRule | None = None,
+              fits: Callable[[bytes], bool] | None = None,
               cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """The likeliest first line's tokens (its last token holds the newline; an end-of-text or stop
     token is not included), among those a beam of `width` finds; None once `cancelled`.
@@ -73,9 +74,13 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     still blank: an empty answer there says nothing). `avoid`: line texts (without trailing spaces) that
     may not win (`completion.neighbours.repeated_lines`: the lines just above and below). `indent`: where
     the line may be indented (`completion.indentation.indent_rule`); a line indented elsewhere is
-    dropped as soon as its first character shows it."""
+    dropped as soon as its first character shows it. `fits`: whether a finished line (its text, without
+    the newline) fits the code around it (`completion.syntax_fit`); the likeliest finished line that
+    fits wins, else the likeliest."""
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
+    best_fit: Hypothesis | None = None
+    finished: list[Hypothesis] = []  # lines finished in this step, for `fits`
     for _ in range(max_new):
         grown: list[Hypothesis] = []
         for hyp in live:
@@ -92,7 +97,9 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 score = hyp.score + float(scores[tok])
                 if tok in stop_ids or tok in special:
                     if allowed is None and (allow_empty or hyp.text.strip()) and hyp.text.rstrip() not in avoid:
-                        best = _better(best, Hypothesis(hyp.tokens, score, b"", hyp.text))
+                        done = Hypothesis(hyp.tokens, score, b"", hyp.text)
+                        best = _better(best, done)
+                        finished.append(done)
                         kept += 1
                     continue
                 piece = index.pieces[tok]
@@ -106,14 +113,24 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                     line = text.split(b"\n", 1)[0]
                     if (allow_empty or line.strip()) and line.rstrip() not in avoid:
                         best = _better(best, new)
+                        finished.append(new)
                         kept += 1
                     continue
                 grown.append(new)
                 kept += 1
         live = sorted(grown, key=lambda h: -h.score)[:width]
-        # scores only fall as a line grows: once the best finished line beats every live one, stop
-        if not live or (best is not None and best.score >= live[0].score):
+        if fits is not None:
+            for hyp in finished:
+                if fits(hyp.text.split(b"\n", 1)[0]):
+                    best_fit = _better(best_fit, hyp)
+            finished.clear()
+        # scores only fall as a line grows: once the best finished line (that fits, where one is asked
+        # for) beats every live one, stop
+        goal = best if fits is None else best_fit
+        if not live or (goal is not None and goal.score >= live[0].score):
             break
+    if best_fit is not None:
+        return list(best_fit.tokens)
     if live and (best is None or live[0].score > best.score):
         return list(live[0].tokens)  # the budget cut a line likelier than any finished one
     return list(best.tokens) if best is not None else []

