@@ -13,7 +13,7 @@ import pytest
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.eval.tasks import humaneval_single_line
 from ghostbook.models.backend import GenParams, TokenOut
-from ghostbook.models.beam import beam_line, log_softmax
+from ghostbook.models.beam import FIT_STEPS, beam_line, log_softmax
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.transformers_backend import TransformersBackend
 
@@ -95,6 +95,17 @@ def test_the_likeliest_line_that_fits_wins_and_the_search_goes_on_for_one() -> N
     assert beam_line(seek, index, {EOT}, width=3, max_new=12, fits=lambda line: line == b"axx") == [1, 4, 4, 3]
     # where nothing fits, the likeliest line wins as without the check
     assert beam_line(seek, index, {EOT}, width=3, max_new=12, fits=lambda line: False) == [2, 3]
+
+
+def test_where_nothing_fits_the_search_goes_on_only_fit_steps_more() -> None:
+    # "b\n" (0.36) ends the plain search after 2 steps: "a\n" and "ax" are less likely (0.3)
+    seek, calls = table_model({(): {1: 0.6, 2: 0.4}, (1,): {4: 0.5, 3: 0.5}, (2,): {3: 0.9, 4: 0.1}})
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}, width=2, max_new=30) == [2, 3]
+    plain = len(calls)
+    calls.clear()
+    assert beam_line(seek, index, {EOT}, width=2, max_new=30, fits=lambda line: False) == [2, 3]
+    assert len(calls) == plain + 2 * FIT_STEPS  # two live lines, FIT_STEPS steps more
 
 
 def test_cancel_stops_the_search() -> None:

@@ -26,6 +26,9 @@ LINE_BUDGET = 32
 # Each hypothesis looks this many times `width + 1` tokens deep for ones the rules (healing aside) let
 # through, so that lines the rules drop do not empty the beam.
 RANKED = 8
+# Where a line must fit the code around it and the likeliest does not, the search goes on at most this
+# many steps for one that does (a cell with a syntax error elsewhere fits nothing: that is its cost).
+FIT_STEPS = 8
 
 
 def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_line: bool) -> bool:
@@ -75,12 +78,13 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     may not win (`completion.neighbours.repeated_lines`: the lines just above and below). `indent`: where
     the line may be indented (`completion.indentation.indent_rule`); a line indented elsewhere is
     dropped as soon as its first character shows it. `fits`: whether a finished line (its text, without
-    the newline) fits the code around it (`completion.syntax_fit`); the likeliest finished line that
-    fits wins, else the likeliest."""
+    the newline) fits the code around it (`completion.syntax_fit`); the likeliest line that fits wins
+    (the search goes on up to `FIT_STEPS` steps to find one), else the likeliest."""
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
     best_fit: Hypothesis | None = None
     finished: list[Hypothesis] = []  # lines finished in this step, for `fits`
+    extra = 0  # steps searched for a line that fits after the likeliest line was found
     for _ in range(max_new):
         grown: list[Hypothesis] = []
         for hyp in live:
@@ -119,16 +123,18 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 grown.append(new)
                 kept += 1
         live = sorted(grown, key=lambda h: -h.score)[:width]
-        if fits is not None:
-            for hyp in finished:
-                if fits(hyp.text.split(b"\n", 1)[0]):
-                    best_fit = _better(best_fit, hyp)
-            finished.clear()
-        # scores only fall as a line grows: once the best finished line (that fits, where one is asked
-        # for) beats every live one, stop
-        goal = best if fits is None else best_fit
-        if not live or (goal is not None and goal.score >= live[0].score):
+        for hyp in finished if fits is not None else ():
+            if fits(hyp.text.split(b"\n", 1)[0]):
+                best_fit = _better(best_fit, hyp)
+        finished.clear()
+        # scores only fall as a line grows: once the best finished line beats every live one, stop; where
+        # lines must fit, search on for one that does, but only FIT_STEPS steps more
+        if not live or (best_fit is not None and best_fit.score >= live[0].score):
             break
+        if best is not None and best.score >= live[0].score:
+            if fits is None or extra == FIT_STEPS:
+                break
+            extra += 1
     if best_fit is not None:
         return list(best_fit.tokens)
     if live and (best is None or live[0].score > best.score):
