@@ -123,9 +123,10 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 grown.append(new)
                 kept += 1
         live = sorted(grown, key=lambda h: -h.score)[:width]
-        for hyp in finished if fits is not None else ():
-            if fits(hyp.text.split(b"\n", 1)[0]):
-                best_fit = _better(best_fit, hyp)
+        if fits is not None:
+            for hyp in finished:
+                if fits(hyp.text.split(b"\n", 1)[0]):
+                    best_fit = _better(best_fit, hyp)
         finished.clear()
         # scores only fall as a line grows: once the best finished line beats every live one, stop; where
         # lines must fit, search on for one that does, but only FIT_STEPS steps more
