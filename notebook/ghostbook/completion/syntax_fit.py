@@ -5,10 +5,10 @@ function body (`Returns:`), an `else:` with no `if`, a statement that breaks the
 the suffix known, the cell with the line inserted can simply be parsed. The beam search
 (`models.beam`) keeps the likeliest line that fits, searching up to `FIT_STEPS` steps past the
 likeliest line for one; where none fits (a syntax error elsewhere in the cell) it keeps the
-likeliest, as without the check. On
-HumanEval's single-line tasks (cursor at the line's start, PSM, beam 4) the step-18500 default model's
-answer left the program unparsable in 276 of 1033 tasks (the reference never does; a test checks all):
-with the check 108, exact match 9.3% -> 9.8%, pass@1 10.9% -> 11.8%.
+likeliest, as without the check. On HumanEval's single-line tasks (cursor at the line's start, PSM,
+beam 4) the step-18500 default model's answer left the program unparsable in 276 of 1033 tasks (the
+reference never does; a test checks all): with the check 108, exact match 9.3% -> 9.8%, pass@1
+10.9% -> 11.8%.
 
 A line that opens a block or a bracket is judged as the start of more lines (the editor goes on
 writing them): a block gets an indented `pass`, open brackets their closers, before the cell is parsed.
