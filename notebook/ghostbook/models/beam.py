@@ -124,9 +124,9 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 kept += 1
         live = sorted(grown, key=lambda h: -h.score)[:width]
         if fits is not None:
-            for hyp in finished:
-                if fits(hyp.text.split(b"\n", 1)[0]):
-                    best_fit = _better(best_fit, hyp)
+            for hyp in finished:  # only a line likelier than the best fitting one needs parsing
+                if (best_fit is None or hyp.score > best_fit.score) and fits(hyp.text.split(b"\n", 1)[0]):
+                    best_fit = hyp
         finished.clear()
         # scores only fall as a line grows: once the best finished line beats every live one, stop; where
         # lines must fit, search on for one that does, but only FIT_STEPS steps more
