@@ -72,9 +72,14 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     fit = backend.params[1].syntax
     assert fit is not None and (fit.before, fit.after) == ("if x:\n    x = 1\n    ", "")
     assert fit.fits(b"y = 2") and not fit.fits(b"else:")
+    # the best lines are read in the notebook's text: above the cursor (its indentation is healed) and the
+    # next lines after it
+    reading = backend.params[1].reading
+    assert reading is not None and reading.before.endswith("if x:\n    x = 1\n")
+    assert "total = " in reading.after
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
-    assert backend.params[-1].beam == 1 and backend.params[-1].syntax is None
+    assert backend.params[-1].beam == 1 and backend.params[-1].syntax is None and backend.params[-1].reading is None
 
 
 async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.eval.tasks import humaneval_single_line
 from ghostbook.models.backend import GenParams, TokenOut
-from ghostbook.models.beam import FIT_STEPS, beam_line, log_softmax
+from ghostbook.models.beam import FIT_STEPS, RANK_LINES, beam_line, log_softmax
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.transformers_backend import TransformersBackend
 
@@ -106,6 +106,29 @@ def test_where_nothing_fits_the_search_goes_on_only_fit_steps_more() -> None:
     calls.clear()
     assert beam_line(seek, index, {EOT}, width=2, max_new=30, fits=lambda line: False) == [2, 3]
     assert len(calls) == plain + 2 * FIT_STEPS  # two live lines, FIT_STEPS steps more
+
+
+def test_rank_scores_are_added_to_the_likeliest_distinct_lines() -> None:
+    # finished lines: "b\n" 0.36, "a\n" 0.198, "ab\n" ... ; a rank that favours lines starting with "a"
+    # by more than log(0.36 / 0.198) makes "a\n" win; the lines reach `rank` healed bytes first
+    seek, _ = table_model(RUNAWAY)
+    index = TokenIndex(PIECES, {EOT})
+    seen: list[list[bytes]] = []
+
+    def rank(lines: Sequence[bytes]) -> list[float]:
+        seen.append(list(lines))
+        return [1.0 if line.startswith(b"a") else 0.0 for line in lines]
+
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, rank=rank) == [1, 3]
+    assert seen[0][:2] == [b"b", b"a"] and len(seen[0]) == len(set(seen[0])) <= RANK_LINES
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, rank=lambda lines: [0.5] * len(lines)) == [2, 3]
+    # only lines that fit are ranked where any does
+    assert beam_line(seek, index, {EOT}, width=3, max_new=12, rank=rank, fits=lambda line: line == b"b") == [2, 3]
+    table = {(): {6: 0.9, 1: 0.1}, (6,): {3: 0.9}, (1,): {3: 0.9}}
+    seek, _ = table_model(table)
+    seen.clear()
+    beam_line(seek, index, {EOT}, width=3, max_new=8, heal=b" re", rank=rank)
+    assert seen[0][0] == b" return"
 
 
 def test_cancel_stops_the_search() -> None:

@@ -60,8 +60,9 @@ def test_ship_evaluates_and_writes_the_card_from_the_run(tiny_work: Path, tmp_pa
     assert f"{state['params']:,} parameters" in card  # from the checkpoint, not a constant
     assert f"{state['step']} steps = " in card and f"step {last['step']}: {last['val_loss']:.2f}" in card  # the log
     assert "| llama.cpp:ghostbook-fim-q8_0.gguf | single | 2 |" in card  # from the eval JSON
-    assert "Greedy decoding (`--beam 1`)" in card and "| 1 | False |\n" in card  # the greedy comparison table
-    assert "(`--no-syntax`)" in card and "| 4 | False |\n" in card  # the comparison without the syntax check
+    assert "Greedy decoding (`--beam 1`)" in card and "| 1 | False | False |\n" in card  # the greedy comparison table
+    assert "(`--no-syntax`)" in card and "| 4 | False | True |\n" in card  # the comparison without the syntax check
+    assert "(`--no-reading`)" in card and "| 4 | True | False |\n" in card  # ... and without the read check
     assert "ghostbook-fim-f16.gguf | llama.cpp" in card  # the speed table
     assert "Hand-written analysis goes here." in card
     assert "(not measured)" not in card
@@ -73,7 +74,7 @@ def _card_row(card: str, model: str, kind: str, n: int) -> dict[str, str]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells[:3] == [model, kind, str(n)]:
             return dict(zip(["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout",
-                             "cut", "beam", "syntax"], cells, strict=False))
+                             "cut", "beam", "syntax", "reading"], cells, strict=False))
     raise AssertionError(f"no {model} {kind} n={n} row in the model card")
 
 
@@ -95,7 +96,8 @@ def test_shipped_card_numbers_are_reproduced_by_eval() -> None:
     backend = load_backend(path, threads=1, n_ctx=512)
     beam = int(row["beam"]) if row.get("beam", "-") != "-" else 1  # cards before beams decoded greedily
     syntax = row.get("syntax") == "True"  # cards before the syntax check have no such column
+    reading = row.get("reading") == "True"  # ... nor before the read check
     summary = evaluate(backend, TokenIndex(backend, backend.vocab_size), tasks, "single", execute=False,
-                       progress=False, layout=row.get("layout", "psm"), beam=beam, syntax=syntax)
+                       progress=False, layout=row.get("layout", "psm"), beam=beam, syntax=syntax, reading=reading)
     backend.close()
     assert abs(summary.exact_match - float(row["exact_match"])) <= 0.01, (summary.exact_match, row)

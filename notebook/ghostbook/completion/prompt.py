@@ -8,6 +8,7 @@ from ghostbook.completion.context import Context
 from ghostbook.completion.healing import heal, indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
+from ghostbook.completion.reading import ReadCheck
 from ghostbook.completion.syntax_fit import SyntaxFit
 from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
 from ghostbook.models.backend import Backend, GenParams
@@ -57,5 +58,6 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> 
     avoid = repeated_lines(ctx.prefix, ctx.suffix) if beam > 1 else frozenset()
     indent = indent_rule(ctx.cell_prefix) if beam > 1 else None  # the cell is whole statements; the prefix may not be
     syntax = SyntaxFit(ctx.cell_prefix, ctx.cell_suffix) if beam > 1 else None
+    reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 else None
     return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
-                                 indent, syntax))
+                                 indent, syntax, reading))

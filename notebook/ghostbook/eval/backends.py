@@ -7,7 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ghostbook.models.llamacpp_backend import READER_CTX, LlamaReader
 from ghostbook.models.streaming import common_prefix
+from ghostbook.models.transformers_backend import TorchReader
 from ghostbook.training.fim import EOT, FIM_MIDDLE, FIM_PREFIX, FIM_SUFFIX
 
 
@@ -33,6 +35,14 @@ class LlamaCppBackend:
         self.fim_prefix = self._special(FIM_PREFIX)
         self.fim_suffix = self._special(FIM_SUFFIX)
         self.fim_middle = self._special(FIM_MIDDLE)
+        self.threads = threads
+        self._reader: LlamaReader | None = None
+
+    def reader(self) -> LlamaReader:
+        """The read check's reader (`completion.reading`), on a second context made at first use."""
+        if self._reader is None:
+            self._reader = LlamaReader(self.path, self.threads, min(READER_CTX, self.n_ctx))
+        return self._reader
 
     def _special(self, text: str) -> int:
         ids = self.llm.tokenize(text.encode(), add_bos=False, special=True)
@@ -68,6 +78,8 @@ class LlamaCppBackend:
 
     def close(self) -> None:
         self.llm.close()
+        if self._reader is not None:
+            self._reader.close()
 
 
 class HFBackend:
@@ -93,6 +105,13 @@ class HFBackend:
         self.eot, self.fim_prefix, self.fim_suffix, self.fim_middle = ids
         self._past = None
         self._tokens: list[int] = []  # what the cache holds
+        self._reader: TorchReader | None = None
+
+    def reader(self) -> TorchReader:
+        """The read check's reader (`completion.reading`), with its own KV cache."""
+        if self._reader is None:
+            self._reader = TorchReader(self.model, self.encode, self._cache_kw)
+        return self._reader
 
     def encode(self, text: str) -> list[int]:
         return self.tok(text, add_special_tokens=False).input_ids if text else []
@@ -131,6 +150,7 @@ class HFBackend:
     def close(self) -> None:
         self._past = None
         self._tokens = []
+        self._reader = None
 
 
 class _ByteDecoder:

@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-healing", action="store_true", help="disable token healing")
     ap.add_argument("--no-syntax", action="store_true",
                     help="the beam's first line need not fit the code around it (completion.syntax_fit)")
+    ap.add_argument("--no-reading", action="store_true",
+                    help="the beam's best lines are not ranked by a left-to-right reading (completion.reading)")
     ap.add_argument("--cut", choices=["line", "indent", "mid"], default="line",
                     help="single-line tasks: cursor at the line's start, after its indentation, or inside it")
     ap.add_argument("--layout", choices=["psm", "spm"], default="psm",
@@ -96,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.time()
             summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
                                         healing=not args.no_healing, progress=not args.quiet, layout=args.layout,
-                                        beam=args.beam, syntax=not args.no_syntax)
+                                        beam=args.beam, syntax=not args.no_syntax, reading=not args.no_reading)
             row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout, "beam": args.beam,
-                   "syntax": not args.no_syntax and args.beam > 1,
+                   "syntax": not args.no_syntax and args.beam > 1, "reading": not args.no_reading and args.beam > 1,
                    "cut": args.cut if name == "single" else "-", **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)

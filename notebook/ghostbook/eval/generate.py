@@ -11,6 +11,7 @@ from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
+from ghostbook.completion.reading import ReadCheck, Reader
 from ghostbook.completion.syntax_fit import SyntaxFit
 from ghostbook.models.backend import GenParams, GenStats, TokenOut
 from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
@@ -32,6 +33,7 @@ class Backend(Protocol):
     def token_bytes(self, token: int) -> bytes: ...
     def start(self, prompt: list[int]) -> np.ndarray: ...
     def step(self, token: int) -> np.ndarray: ...
+    def reader(self) -> Reader: ...
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,14 @@ def build_prompt(backend: Backend, prefix_ids: list[int], suffix_ids: list[int],
 
 def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_new: int = 48,
              single_line: bool = True, healing: bool = True, layout: str = "psm", beam: int = 1,
-             syntax: bool = True) -> Completion:
+             syntax: bool = True, reading: bool = True) -> Completion:
     """The middle for (prefix, suffix), decoded as the editor decodes: with `beam` > 1 the first line is
     the likeliest a beam that wide finds (`beam_line`), the rest greedy; single-line stops at the first
     newline of the middle. With `healing`, the editor's rules decide what to heal: the whole
     indentation when the cursor's line is only that (`indentation_to_heal`), else the last token where
     `should_heal` says so. With `syntax`, the beam's line must fit the code around it where one can
-    (`completion.syntax_fit`), as in the editor."""
+    (`completion.syntax_fit`), and with `reading` its best lines are ranked by the read check
+    (`completion.reading`), as in the editor."""
     indentation = indentation_to_heal(prefix) if healing else ""
     prefix_ids = backend.encode(prefix[: len(prefix) - len(indentation)])
     removed = indentation.encode()
@@ -84,9 +87,12 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
     budget = min(max_new, LINE_BUDGET)
     if beam > 1:
         blank_line = not prefix.rsplit("\n", 1)[-1].strip()
+        check = ReadCheck.around(prefix, suffix, removed) if reading else None
+        rank = (lambda lines: check.scores(backend.reader(), lines)) if check is not None else None
         out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
                         budget, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix),
-                        indent=indent_rule(prefix), fits=SyntaxFit(prefix, suffix).fits if syntax else None) or []
+                        indent=indent_rule(prefix), fits=SyntaxFit(prefix, suffix).fits if syntax else None,
+                        rank=rank) or []
         required = b""
     data = b"".join(index.pieces[t] for t in out)
     if beam <= 1 or goes_on(out, data[len(removed):], budget, max_new, single_line):

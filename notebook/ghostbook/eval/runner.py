@@ -51,14 +51,16 @@ class Summary:
 
 def evaluate(backend: Backend, index: TokenIndex, tasks: list[Task], kind: str, execute: bool = True,
              healing: bool = True, max_new: int | None = None, timeout: float = 5.0,
-             progress: bool = True, layout: str = "psm", beam: int = 1, syntax: bool = True) -> Summary:
+             progress: bool = True, layout: str = "psm", beam: int = 1, syntax: bool = True,
+             reading: bool = True) -> Summary:
     """Complete every task greedily (FIM `layout` "psm" or "spm") and score it."""
     single = kind != "multi"
     max_new = max_new or (48 if single else 128)
     results = []
     for task in tqdm(tasks, desc=f"eval {kind}", unit="task", disable=not progress):
         t0 = time.perf_counter()
-        comp = complete(backend, index, task.prefix, task.suffix, max_new, single, healing, layout, beam, syntax)
+        comp = complete(backend, index, task.prefix, task.suffix, max_new, single, healing, layout, beam, syntax,
+                        reading)
         dt = time.perf_counter() - t0
         em = exact_match(comp.text, task.middle, single)
         passed: bool | None = None

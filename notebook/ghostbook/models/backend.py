@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from ghostbook.completion.indentation import IndentRule
+    from ghostbook.completion.reading import ReadCheck
     from ghostbook.completion.syntax_fit import SyntaxFit
 
 State = Literal["off", "loading", "ready", "error"]
@@ -41,7 +42,8 @@ class GenParams:
     `blank_line`: the cursor's line is still blank, so an empty first line says nothing; `avoid`: first
     lines the beam may not choose (`completion.neighbours.repeated_lines`); `indent`: where the beam's
     first line may be indented (`completion.indentation.indent_rule`); `syntax`: the cell around the
-    cursor, which the beam's first line should fit (`completion.syntax_fit`)."""
+    cursor, which the beam's first line should fit (`completion.syntax_fit`); `reading`: the text the
+    beam's best lines are read in to rank them (`completion.reading`; backends that can read)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -51,6 +53,7 @@ class GenParams:
     avoid: frozenset[bytes] = frozenset()
     indent: IndentRule | None = None
     syntax: SyntaxFit | None = None
+    reading: ReadCheck | None = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ RANKED = 8
 # Where a line must fit the code around it and the likeliest does not, the search goes on at most this
 # many steps for one that does (a cell with a syntax error elsewhere fits nothing: that is its cost).
 FIT_STEPS = 8
+# With a `rank`, this many of the likeliest distinct finished lines are ranked once more.
+RANK_LINES = 4
 
 
 def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_line: bool) -> bool:
@@ -68,6 +70,7 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
               width: int = 3, max_new: int = 48, heal: bytes = b"", stop_ids: Collection[int] = (),
               allow_empty: bool = True, avoid: Collection[bytes] = (), indent: IndentRule | None = None,
               fits: Callable[[bytes], bool] | None = None,
+              rank: Callable[[Sequence[bytes]], Sequence[float]] | None = None,
               cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """The likeliest first line's tokens (its last token holds the newline; an end-of-text or stop
     token is not included), among those a beam of `width` finds; None once `cancelled`.
@@ -79,11 +82,15 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     the line may be indented (`completion.indentation.indent_rule`); a line indented elsewhere is
     dropped as soon as its first character shows it. `fits`: whether a finished line (its text, without
     the newline) fits the code around it (`completion.syntax_fit`); the likeliest line that fits wins
-    (the search goes on up to `FIT_STEPS` steps to find one), else the likeliest."""
+    (the search goes on up to `FIT_STEPS` steps to find one), else the likeliest. `rank`: extra scores
+    for candidate lines (each as the editor would insert it: healed bytes first, no newline;
+    `completion.reading`); the `RANK_LINES` likeliest distinct finished lines (those that fit, if any
+    does) are ranked by their score plus `rank`'s, and the best wins."""
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
     best_fit: Hypothesis | None = None
     finished: list[Hypothesis] = []  # lines finished in this step, for `fits`
+    every: list[Hypothesis] = []  # all finished lines, for `rank`
     extra = 0  # steps searched for a line that fits after the likeliest line was found
     for _ in range(max_new):
         grown: list[Hypothesis] = []
@@ -123,6 +130,7 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 grown.append(new)
                 kept += 1
         live = sorted(grown, key=lambda h: -h.score)[:width]
+        every += finished
         if fits is not None:
             for hyp in finished:  # only a line likelier than the best fitting one needs parsing
                 if (best_fit is None or hyp.score > best_fit.score) and fits(hyp.text.split(b"\n", 1)[0]):
@@ -136,11 +144,34 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
             if fits is None or extra == FIT_STEPS:
                 break
             extra += 1
+    if rank is not None and every:
+        ranked = _rank(every, heal, fits, rank, cancelled)
+        return None if ranked is None else list(ranked.tokens)
     if best_fit is not None:
         return list(best_fit.tokens)
     if live and (best is None or live[0].score > best.score):
         return list(live[0].tokens)  # the budget cut a line likelier than any finished one
     return list(best.tokens) if best is not None else []
+
+
+def _rank(lines: list[Hypothesis], heal: bytes, fits: Callable[[bytes], bool] | None,
+          rank: Callable[[Sequence[bytes]], Sequence[float]], cancelled: Callable[[], bool]) -> Hypothesis | None:
+    """The best of the `RANK_LINES` likeliest distinct `lines` (those that fit, if any does) by score plus
+    `rank`'s score; None once `cancelled`."""
+    distinct: dict[bytes, Hypothesis] = {}
+    for hyp in sorted(lines, key=lambda h: -h.score):
+        key = hyp.text.split(b"\n", 1)[0].rstrip()
+        if key not in distinct:
+            distinct[key] = hyp
+            if len(distinct) == RANK_LINES:
+                break
+    pool = list(distinct.values())
+    if fits is not None:
+        pool = [h for h in pool if fits(h.text.split(b"\n", 1)[0])] or pool
+    if cancelled():
+        return None
+    extra = rank([heal + h.text.split(b"\n", 1)[0] for h in pool])
+    return max(zip(pool, extra, strict=True), key=lambda pair: pair[0].score + pair[1])[0]
 
 
 def _better(a: Hypothesis | None, b: Hypothesis) -> Hypothesis:

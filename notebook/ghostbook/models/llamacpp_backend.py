@@ -20,6 +20,7 @@ import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
+from ghostbook.models.beam import log_softmax
 from ghostbook.models.catalog import detect_family
 from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
 
@@ -40,6 +41,56 @@ def check_gguf(path: Path) -> None:
         raise ModelLoadError(f"not a GGUF model file (bad header): {path}")
 
 
+READER_CTX = 1024  # the read check's context: READ_CONTEXT tokens above, a line and the next lines
+
+
+class LlamaReader:
+    """The read check's `Reader` (`completion.reading`) on its own llama.cpp context, so the generating
+    context keeps its FIM prompt's KV cache (the weights are memory-mapped once). It keeps the KV cache
+    of what consecutive readings share and takes logits only where it scores."""
+
+    def __init__(self, path: Path, threads: int, n_ctx: int = READER_CTX) -> None:
+        import llama_cpp
+
+        self._llama_cpp = llama_cpp
+        self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=512, n_threads=threads,
+                                   n_threads_batch=threads, logits_all=False, verbose=False)
+        self.n_ctx = self.llm.n_ctx()
+
+    def tokenize(self, text: str) -> list[int]:
+        return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else []
+
+    def logprobs(self, ids: Sequence[int], start: int) -> np.ndarray:
+        ids = list(ids)
+        over = len(ids) - self.n_ctx
+        if over > 0:  # a very long line: drop context first, then the end of what is scored
+            cut = min(over, start - 1)
+            ids, start = ids[cut:][: self.n_ctx], start - cut
+        llm = self.llm
+        keep = min(common_prefix(llm.input_ids[: llm.n_tokens].tolist(), ids), start - 1)
+        llm.n_tokens = keep
+        llm._ctx.kv_cache_seq_rm(-1, keep, -1)
+        rows: list[np.ndarray] = []
+        todo = ids[keep:-1]  # logits at position p score ids[p + 1]
+        n_vocab = llm.n_vocab()
+        for at in range(0, len(todo), llm.n_batch):
+            chunk = todo[at : at + llm.n_batch]
+            llm._batch.set_batch(batch=chunk, n_past=llm.n_tokens, logits_all=False)
+            first = max(0, start - 1 - llm.n_tokens)  # the first position of this chunk that is scored
+            for i in range(len(chunk)):
+                llm._batch.batch.logits[i] = i >= first or i == len(chunk) - 1
+            llm._ctx.decode(llm._batch)
+            for i in range(first, len(chunk)):
+                ptr = self._llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
+                rows.append(np.ctypeslib.as_array(ptr, shape=(n_vocab,)).copy())
+            llm.input_ids[llm.n_tokens : llm.n_tokens + len(chunk)] = chunk
+            llm.n_tokens += len(chunk)
+        return np.array([log_softmax(row)[tok] for row, tok in zip(rows, ids[start:], strict=True)])
+
+    def close(self) -> None:
+        self.llm.close()
+
+
 class LlamaCppBackend(ThreadedGeneration):
     def __init__(self, path: Path, family: str | None = None, n_ctx: int = 2048, threads: int | None = None,
                  name: str | None = None) -> None:
@@ -55,6 +106,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self._vocab: dict[str, int] = {}
         self._index: TokenIndex | None = None
         self._lock = threading.Lock()  # one generation at a time on the one context
+        self._reader: LlamaReader | None = None  # made at the first read check
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -105,12 +157,16 @@ class LlamaCppBackend(ThreadedGeneration):
         with self._lock:
             if self._llm is not None:
                 self._llm.close()
-            self._llm, self._index = None, None
+            if self._reader is not None:
+                self._reader.close()
+            self._llm, self._index, self._reader = None, None, None
 
     def forget(self) -> None:
         """Drop the KV cache state, so the next prompt is evaluated from scratch (cold; for benchmarks)."""
         with self._lock:
             self._require().reset()
+            if self._reader is not None:
+                self._reader.llm.reset()
 
     # ---- vocabulary -----------------------------------------------------------------------------
 
@@ -175,6 +231,12 @@ class LlamaCppBackend(ThreadedGeneration):
                 llm.eval(wanted[llm.n_tokens:])
                 return logits()
 
-            decode(seek, logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats)
+            reader = None
+            if params.reading is not None:
+                if self._reader is None:
+                    self._reader = LlamaReader(self.path, self._threads, min(READER_CTX, llm.n_ctx()))
+                reader = self._reader
+            decode(seek, logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats,
+                   reader)
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats

@@ -9,13 +9,16 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Collection, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import GenParams, GenStats, TokenOut
 from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
+
+if TYPE_CHECKING:
+    from ghostbook.completion.reading import Reader
 
 WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
 
@@ -58,14 +61,19 @@ def greedy(logits: Callable[[], Any], step: Callable[[int], None], params: GenPa
 
 def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, index: TokenIndex,
                     special: Collection[int], cancelled: Callable[[], bool], emit: Emit,
-                    stats: GenStats) -> GenParams | None:
+                    stats: GenStats, reader: Reader | None = None) -> GenParams | None:
     """Emit the first line a beam of `params.beam` finds (`seek(tokens)`: the logits after the prompt
-    and `tokens`). Returns the params for `greedy` to go on after that line (the model is left just
-    after it), or None when there is nothing more to generate (end of text, budget, cancelled)."""
+    and `tokens`; with a `reader` and `params.reading`, its best lines ranked by the read check).
+    Returns the params for `greedy` to go on after that line (the model is left just after it), or None
+    when there is nothing more to generate (end of text, budget, cancelled)."""
     budget = min(params.max_new_tokens, LINE_BUDGET)
+    reading, rank = params.reading, None
+    if reading is not None and reader is not None:
+        def rank(lines: Sequence[bytes]) -> list[float]:
+            return reading.scores(reader, lines)
     line = beam_line(seek, index, special, params.beam, budget, params.heal, params.stop_ids,
                      allow_empty=not params.blank_line, avoid=params.avoid, indent=params.indent,
-                     fits=params.syntax.fits if params.syntax else None,
+                     fits=params.syntax.fits if params.syntax else None, rank=rank,
                      cancelled=cancelled)
     if line is None:
         stats.cancelled = True
@@ -82,11 +90,12 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
 
 def decode(seek: Callable[[Sequence[int]], Any], logits: Callable[[], Any], step: Callable[[int], None],
            params: GenParams, index: TokenIndex, special: Collection[int], cancelled: Callable[[], bool],
-           emit: Emit, stats: GenStats) -> None:
+           emit: Emit, stats: GenStats, reader: Reader | None = None) -> None:
     """What every in-process backend runs after the prompt: with `params.beam` > 1 the first line from
-    `beam_first_line` (over `seek`), then `greedy` (over `logits` and `step`) for the rest."""
+    `beam_first_line` (over `seek`; `reader` for the read check), then `greedy` (over `logits` and
+    `step`) for the rest."""
     if params.beam > 1:
-        after = beam_first_line(seek, params, index, special, cancelled, emit, stats)
+        after = beam_first_line(seek, params, index, special, cancelled, emit, stats, reader)
         if after is None:
             return
         params = after

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
 from ghostbook.models.catalog import detect_family
@@ -31,6 +33,39 @@ def _byte_decoder() -> dict[str, int]:
             cs.append(256 + n)
             n += 1
     return {chr(c): b for b, c in zip(bs, cs, strict=True)}
+
+
+class TorchReader:
+    """The read check's `Reader` (`completion.reading`) for a transformers model: its own KV cache (the
+    generating one keeps the FIM prompt), cropped to what consecutive readings share."""
+
+    def __init__(self, model: Any, tokenize: Callable[[str], list[int]], cache_arg: str) -> None:
+        self.model, self._tokenize, self._cache_arg = model, tokenize, cache_arg
+        self._cache: Any = None
+        self._tokens: list[int] = []
+
+    def tokenize(self, text: str) -> list[int]:
+        return self._tokenize(text)
+
+    def logprobs(self, ids: Sequence[int], start: int) -> np.ndarray:
+        import torch
+        from transformers import DynamicCache
+
+        ids = list(ids)
+        keep = min(common_prefix(self._tokens, ids), start - 1) if self._cache is not None else 0
+        if keep == 0:
+            self._cache = DynamicCache()
+        elif len(self._tokens) > keep:
+            self._cache.crop(keep - len(self._tokens))  # negative: drop that many
+        self._tokens = ids[:keep]
+        todo = ids[keep:-1]  # logits at position p score ids[p + 1]
+        with torch.no_grad():
+            out = self.model(input_ids=torch.tensor([todo], device=self.model.device), use_cache=True,
+                             **{self._cache_arg: self._cache})
+        self._cache = getattr(out, "cache", None) or out.past_key_values
+        self._tokens.extend(todo)
+        rows = torch.log_softmax(out.logits[0, start - 1 - keep :].float(), dim=-1)
+        return rows.gather(1, torch.tensor(ids[start:], device=rows.device)[:, None])[:, 0].cpu().numpy()
 
 
 class TransformersBackend(ThreadedGeneration):
@@ -51,6 +86,7 @@ class TransformersBackend(ThreadedGeneration):
         self._tokens: list[int] = []  # what the KV cache holds
         self._cache_arg = "cache"
         self._lock = threading.Lock()
+        self._reader: TorchReader | None = None
 
     def load(self) -> None:
         if not (self.path / "config.json").is_file() or not (self.path / "tokenizer.json").is_file():
@@ -98,11 +134,11 @@ class TransformersBackend(ThreadedGeneration):
 
     def unload(self) -> None:
         with self._lock:
-            self._model, self._cache, self._tokens, self._index = None, None, [], None
+            self._model, self._cache, self._tokens, self._index, self._reader = None, None, [], None, None
 
     def forget(self) -> None:
         with self._lock:
-            self._cache, self._tokens = None, []
+            self._cache, self._tokens, self._reader = None, [], None
 
     def tokenize(self, text: str) -> list[int]:
         return list(self._tok.encode(text, add_special_tokens=False).ids) if text else []
@@ -160,7 +196,9 @@ class TransformersBackend(ThreadedGeneration):
                 feed(wanted[common:])
                 return last[0]
 
+            if params.reading is not None and self._reader is None:
+                self._reader = TorchReader(model, self.tokenize, self._cache_arg)
             decode(seek, lambda: last[0], lambda token: feed([token]), params, self._index, self._special, cancelled,
-                   emit, stats)
+                   emit, stats, self._reader if params.reading is not None else None)
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats

@@ -18,6 +18,7 @@ EVAL_QUANTS = "eval_quants.json"
 EVAL_SPM = "eval_spm.json"
 EVAL_GREEDY = "eval_greedy.json"
 EVAL_NOSYNTAX = "eval_nosyntax.json"
+EVAL_NOREADING = "eval_noreading.json"
 BENCH = "bench.json"
 
 
@@ -46,7 +47,7 @@ def eval_table(*eval_jsons: Path) -> str:
     if not rows:
         return "(not measured)\n"
     return _table(rows, ["model", "kind", "n", "exact_match", "pass_at_1", "mean_latency_ms", "healing", "layout",
-                         "cut", "beam", "syntax"])
+                         "cut", "beam", "syntax", "reading"])
 
 
 def bench_table(bench_json: Path) -> str:
@@ -219,7 +220,9 @@ canonical solution; multi-line = 2 seeded random blocks of 2–6 lines per probl
 stripped text (single) or lines without trailing spaces (multi); pass@1 runs the problem's tests on the
 filled program in a sandboxed subprocess. Decoding as in the editor: the first line is the likeliest
 that a beam of {beam} finds (its total log-probability; the editor's default `beam_width`) among those
-with which the code around the cursor still parses (`syntax`; the likeliest if none does), the rest
+with which the code around the cursor still parses (`syntax`; the likeliest if none does), ranked
+once more by the read check (`reading`: the beam's score plus the log-probability of the line and the
+next two lines after it, read as plain code after the text above; its best 4 distinct lines), the rest
 greedy. Held-out: single lines from the held-out corpus split (exact match). Token healing by the
 editor's rule unless stated: the prompt's last token is re-generated after spaces or inside a word,
 never at the start of a line (the single-line tasks start at a line, so they run unhealed;
@@ -241,6 +244,9 @@ Greedy decoding (`--beam 1`) on the same tasks, for comparison:
 Without the syntax check on the beam's first line (`--no-syntax`), for comparison:
 
 {_section(report_dir / EVAL_NOSYNTAX, eval_table)}
+Without the read check (`--no-reading`), for comparison:
+
+{_section(report_dir / EVAL_NOREADING, eval_table)}
 Quantisations (every 5th single-line task):
 
 {_section(report_dir / EVAL_QUANTS, eval_table)}

@@ -43,8 +43,8 @@ def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, f
                      model: str = "default", limit: list[str] | None = None, editor_layout: str = "spm") -> None:
     """Run the card's measurements into `report_dir` (each JSON file is kept if it exists, unless
     `force`), all decoded as the editor decodes unless stated: the quantisations on every 5th single-line
-    task; the shipped `model` on all tasks, greedy on the HumanEval tasks, without the syntax check on
-    the single-line tasks, in the SPM layout (every 5th
+    task; the shipped `model` on all tasks, greedy on the HumanEval tasks, without the syntax check and
+    without the read check on the single-line tasks, in the SPM layout (every 5th
     single-line task), and with the cursor inside the masked line (after the indentation, mid-line; with
     and without token healing; in the editor's `editor_layout`); the speed benchmark.
     `limit` (e.g. `["--limit", "2"]`) cuts the task lists for a quick check."""
@@ -70,6 +70,8 @@ def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, f
         eval_cli.main([model, "--tasks", "single", "multi", "--beam", "1", *limit, "--quiet", "--json", str(path)])
     if path := missing(card.EVAL_NOSYNTAX):
         eval_cli.main([model, "--tasks", "single", "--no-syntax", *limit, "--quiet", "--json", str(path)])
+    if path := missing(card.EVAL_NOREADING):
+        eval_cli.main([model, "--tasks", "single", "--no-reading", *limit, "--quiet", "--json", str(path)])
     if path := missing(card.EVAL_SPM):
         eval_cli.main([model, "--tasks", "single", "--stride", "5", "--layout", "spm", *limit, "--quiet",
                        "--json", str(path)])
