@@ -295,6 +295,7 @@ export interface CompletionSettings {
   context_tokens: number;
   model: string;
   beam_width: number;
+  read_check: boolean;
 }
 export interface ModelStatus {
   state: "off" | "loading" | "ready" | "error";

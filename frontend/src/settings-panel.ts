@@ -1,5 +1,5 @@
 // Completion settings panel (toolbar button `open-settings`): on/off, debounce and its mode, max new
-// tokens, context budget, beam width, model ("default" or a local .gguf path), the model's status and the live
+// tokens, context budget, beam width and its read check, model ("default" or a local .gguf path), the model's status and the live
 // stats. Settings persist on the server per user (`get_settings` / `update_settings`).
 
 import "./ghost-text/ghost-text.css";
@@ -38,6 +38,7 @@ class SettingsPanel {
   private readonly maxTokens = numberInput("setting-max-tokens", 1, 512);
   private readonly contextTokens = numberInput("setting-context-tokens", 64, 32768, 64);
   private readonly beamWidth = numberInput("setting-beam-width", 1, 8);
+  private readonly readCheck = el("input", { type: "checkbox", testid: "setting-read-check" });
   private readonly model = el("input", {
     type: "text",
     testid: "setting-model",
@@ -59,6 +60,7 @@ class SettingsPanel {
       field("Max new tokens", this.maxTokens),
       field("Context budget (tokens)", this.contextTokens),
       field("Beam width", this.beamWidth, "first line: the likeliest of this many candidates (1: greedy, fastest)"),
+      field("Read check", this.readCheck, "rank the beam's lines by reading them with the lines below (slower, better)"),
       field("Model", this.model, "“default” (built in) or a local .gguf file"),
       el(
         "div",
@@ -123,6 +125,7 @@ class SettingsPanel {
     this.maxTokens.value = String(settings.max_new_tokens);
     this.contextTokens.value = String(settings.context_tokens);
     this.beamWidth.value = String(settings.beam_width);
+    this.readCheck.checked = settings.read_check;
     this.model.value = settings.model;
   }
 
@@ -136,6 +139,7 @@ class SettingsPanel {
       max_new_tokens: int(this.maxTokens),
       context_tokens: int(this.contextTokens),
       beam_width: int(this.beamWidth),
+      read_check: this.readCheck.checked,
       model: this.model.value.trim() || "default",
     });
   }

@@ -246,7 +246,7 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 An empty text with done=true means "nothing to suggest".
 # suggestion_error {type, ref, message}
 # settings      {type, ref, settings: {enabled, debounce_ms, debounce_mode, max_new_tokens, context_tokens,
-#                 model, beam_width}, model: ModelStatus}
+#                 model, beam_width, read_check}, model: ModelStatus}
 # model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"loading"|"ready"|"error", name,
 #                 path, progress: float|null, message: str|null}
 # completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,

@@ -80,6 +80,12 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
     assert backend.params[-1].beam == 1 and backend.params[-1].syntax is None and backend.params[-1].reading is None
+    # the read check can be turned off, keeping the beam
+    await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s",
+                                                settings={"beam_width": 4, "read_check": False}))
+    service.cache.clear()
+    await service.suggest("t1", suggest("r4", "b", 7, "forced"))
+    assert backend.params[-1].beam == 4 and backend.params[-1].syntax is not None and backend.params[-1].reading is None
 
 
 async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> None:

@@ -9,14 +9,14 @@ from ghostbook.completion.settings import CompletionSettings, SettingsError, Set
 
 def test_defaults() -> None:
     s = CompletionSettings()
-    assert (s.enabled, s.debounce_ms, s.debounce_mode, s.context_tokens, s.model, s.beam_width) == (
-        True, 500, "fixed", 1024, "default", 4)
+    assert (s.enabled, s.debounce_ms, s.debounce_mode, s.context_tokens, s.model, s.beam_width, s.read_check) == (
+        True, 500, "fixed", 1024, "default", 4, True)
 
 
 @pytest.mark.parametrize("changes", [{"nope": 1}, {"enabled": "yes"}, {"debounce_ms": -1}, {"debounce_ms": True},
                                      {"debounce_mode": "sometimes"}, {"context_tokens": 10}, {"model": ""},
                                      {"max_new_tokens": 100000}, {"beam_width": 0}, {"beam_width": 9},
-                                     {"beam_width": 2.5}])
+                                     {"beam_width": 2.5}, {"read_check": 1}, {"read_check": "no"}])
 def test_invalid_changes_are_refused(changes: dict[str, object]) -> None:
     with pytest.raises(SettingsError):
         validate(CompletionSettings(), changes)

@@ -15,6 +15,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   context_tokens: 1024,
   model: "default",
   beam_width: 4,
+  read_check: true,
 };
 
 let refCounter = 0;

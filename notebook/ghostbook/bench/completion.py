@@ -3,8 +3,8 @@
 On the same prompts, in one run: a cold request (empty KV cache), the request after adding one line
 (KV prefix reuse), a typed-through request (expects 0 model calls), and the server's overhead over a
 bare `Llama.generate` of the same prompt ids for the same number of tokens (all greedy). Then the
-settings' beam for the first line against greedy, side by side: request time and, with `--humaneval`,
-exact match through the service. Prints tables and ratios.
+settings' beam for the first line, with and without its read check, against greedy, side by side:
+request time and, with `--humaneval`, exact match through the service. Prints tables and ratios.
 """
 
 from __future__ import annotations
@@ -148,11 +148,14 @@ def row(name: str, values: list[float]) -> str:
 
 async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, cases: list, beam: int,
                              humaneval_stride: int) -> None:
-    """Cold and +1-line requests, and HumanEval exact match, with greedy and with a beam of `beam`."""
-    rows: dict[int, dict[str, list[float]]] = {}
-    scores: dict[int, tuple[int, int]] = {}
-    for width in (1, beam):
-        store.update({"beam_width": width})
+    """Cold and +1-line requests, and HumanEval exact match: greedy, a beam of `beam`, and the beam with
+    its read check (`completion.reading`), side by side."""
+    configs = {"greedy": {"beam_width": 1}, "beam": {"beam_width": beam, "read_check": False},
+               "beam+read": {"beam_width": beam, "read_check": True}}
+    rows: dict[str, dict[str, list[float]]] = {}
+    scores: dict[str, tuple[int, int]] = {}
+    for label, settings in configs.items():
+        store.update(settings)
         got: dict[str, list[float]] = {"cold": [], "line": []}
         for k, (cells, index, cursor, _) in enumerate(cases):
             service = CompletionService(functools.partial(list, cells), Outbox().send, lambda m: None, None,
@@ -160,26 +163,27 @@ async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, case
             backend = registry.backend
             assert backend is not None
             backend.forget()  # type: ignore[attr-defined]
-            got["cold"].append(await timed(service, f"{k}bc{width}", cells[index].id, cursor))
+            got["cold"].append(await timed(service, f"{k}bc{label}", cells[index].id, cursor))
             service.cache.clear()
             cell, src = cells[index], cells[index].source
             cell.source = src[:cursor] + "x = 1\n" + src[cursor:]
-            got["line"].append(await timed(service, f"{k}bl{width}", cell.id, cursor + 6))
+            got["line"].append(await timed(service, f"{k}bl{label}", cell.id, cursor + 6))
             cell.source = src
             await service.close()
-        rows[width] = got
+        rows[label] = got
         if humaneval_stride:
             total, exact, _ = await humaneval(registry, store, humaneval_stride)
-            scores[width] = (exact, total)
-    print(f"\nbeam {beam} for the first line vs greedy (request ms, p50)")
+            scores[label] = (exact, total)
+    print(f"\ngreedy vs a beam of {beam} for the first line vs the beam with its read check (request ms, p50)")
     for name in ("cold", "line"):
-        g, b = statistics.median(rows[1][name]), statistics.median(rows[beam][name])
+        g, b, r = (statistics.median(rows[c][name]) for c in configs)
         label = "cold request" if name == "cold" else "+1 line, warm KV"
-        print(f"  {label:<26} greedy {g:8.1f}   beam {b:8.1f}   ratio {b / max(1e-9, g):.2f}x")
+        print(f"  {label:<26} greedy {g:8.1f}   beam {b:8.1f} ({b / max(1e-9, g):.2f}x)   "
+              f"beam+read {r:8.1f} ({r / max(1e-9, g):.2f}x greedy, {r / max(1e-9, b):.2f}x beam)")
     if scores:
-        (ge, gt), (be, bt) = scores[1], scores[beam]
+        (ge, gt), (be, bt), (re_, rt) = (scores[c] for c in configs)
         print(f"  HumanEval exact match      greedy {ge / max(1, gt):8.1%}   beam {be / max(1, bt):8.1%}   "
-              f"({ge} -> {be} of {gt})")
+              f"beam+read {re_ / max(1, rt):8.1%}   ({ge} -> {be} -> {re_} of {gt})")
 
 
 async def run(model: str, n: int, max_new: int, context: int, repeat: int, layout: str | None,

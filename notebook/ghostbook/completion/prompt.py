@@ -35,9 +35,10 @@ def layout_for(backend: Backend) -> Layout:
         return "psm"
 
 
-def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> Prompt:
+def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True) -> Prompt:
     """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens);
-    `beam`: the beam width for the first line (1: greedy)."""
+    `beam`: the beam width for the first line (1: greedy); `read_check`: rank the beam's lines by reading
+    them in the notebook's text (`completion.reading`)."""
     template = get_template(backend.info.family)
     indentation = indentation_to_heal(ctx.prefix)
     if indentation:  # the prompt stops at the line's start; the output spells the indentation first
@@ -58,6 +59,6 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> 
     avoid = repeated_lines(ctx.prefix, ctx.suffix) if beam > 1 else frozenset()
     indent = indent_rule(ctx.cell_prefix) if beam > 1 else None  # the cell is whole statements; the prefix may not be
     syntax = SyntaxFit(ctx.cell_prefix, ctx.cell_suffix) if beam > 1 else None
-    reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 else None
+    reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 and read_check else None
     return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
                                  indent, syntax, reading))

@@ -144,7 +144,7 @@ class CompletionService:
             self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
             return
         text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens,
-                                    settings.beam_width)
+                                    settings.beam_width, settings.read_check)
         if text is None:  # cancelled
             return
         self.cache.put(ctx.prefix, ctx.suffix, text)
@@ -152,10 +152,11 @@ class CompletionService:
         self._emit(client_id, inflight, msg, cursor, text, True, "model")
 
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
-                        backend: Backend, ctx: Context, max_new: int, beam: int = 1) -> str | None:
+                        backend: Backend, ctx: Context, max_new: int, beam: int = 1,
+                        read_check: bool = True) -> str | None:
         """Stream the model's middle through the filters; the final text, or None if cancelled."""
         try:
-            prompt = make_prompt(backend, ctx, max_new, beam)
+            prompt = make_prompt(backend, ctx, max_new, beam, read_check)
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))
             return None
