@@ -14,8 +14,9 @@ def test_bench_completion_runs(tiny_gguf: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     for needle in ("cold (server)", "cold (bare llama-cpp)", "+1 line, warm KV", "server overhead",
                    "prompt tokens reused after +1 line", "typed-through model calls", "typing session:",
-                   "HumanEval single-line through the service", "greedy vs a beam of 4 for the first line vs the beam with its read check", "beam+read",
-                   "HumanEval exact match      greedy"):
+                   "HumanEval single-line through the service",
+                   "greedy vs a beam of 8 for the first line vs the beam with its read check",
+                   "HumanEval exact match      greedy", "beam+read"):
         assert needle in out
 
 

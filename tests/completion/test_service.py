@@ -64,7 +64,7 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     service, _, _ = make_service(tmp_path, backend, cells=cells)
     await service.suggest("t1", suggest("r1", "b", 8))
     await service.suggest("t1", suggest("r2", "a", 20, "forced"))
-    assert [(q.beam, q.blank_line) for q in backend.params] == [(4, False), (4, True)]  # the default, 4
+    assert [(q.beam, q.blank_line) for q in backend.params] == [(8, False), (8, True)]  # the default, 8
     assert backend.params[1].avoid == {b"x = 1"}  # the line above, after the cursor's indentation
     # where the line may be indented, read from the cell's own code (blocks 0 and 4, cursor at column 4)
     assert backend.params[0].indent is None and backend.params[1].indent == IndentRule(4, None, frozenset({0, 4}))

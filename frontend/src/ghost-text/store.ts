@@ -14,7 +14,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   max_new_tokens: 64,
   context_tokens: 1024,
   model: "default",
-  beam_width: 4,
+  beam_width: 8,
   read_check: true,
 };
 
