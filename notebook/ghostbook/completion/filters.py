@@ -137,20 +137,27 @@ def _detab(line: str) -> str:
 
 
 def drop_repetitive(text: str, ctx: FilterContext) -> str:
-    """Drop output where one short piece repeats over most of it (a small model looping). While
-    streaming only the end is checked (on the reversed text, so the regex tries one position); the
-    final text is scanned whole."""
+    """Cut output where one short piece repeats over most of it (a small model looping) back to the
+    whole lines before the loop (nothing if it loops in its first line); of lines that are all the
+    same, the first. While streaming only the end is checked (on the reversed text, so the regex tries
+    one position); the final text is scanned whole."""
     match = REPEAT.match(text[::-1])
     if match is not None and match.end() >= max(24, len(text) // 2) and match.group(1).strip():
-        return ""
+        return _lines_before(text, len(text) - match.end())
     if ctx.final:
         for match in REPEAT.finditer(text):
             if match.end() - match.start() >= max(24, len(text) // 2) and match.group(1).strip():
-                return ""
+                return _lines_before(text, match.start())
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) >= 3 and len(set(lines)) == 1:
-        return ""
+        return text[: text.index(lines[0]) + len(lines[0])]
     return text
+
+
+def _lines_before(text: str, at: int) -> str:
+    """The whole lines of `text` that end before position `at` (nothing if `at` is in the first line)."""
+    end = text.rfind("\n", 0, at + 1)
+    return text[:end] if end > 0 and text[:end].strip() else ""
 
 
 def drop_blank(text: str, ctx: FilterContext) -> str:
@@ -173,16 +180,23 @@ def strip_trailing_whitespace(text: str, ctx: FilterContext) -> str:
 
 
 def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
-    """Drop a suggestion that makes a cell that parses stop parsing."""
+    """Where the cell parses, keep the most leading whole lines of the suggestion with which it still
+    parses: a suggestion whose later lines break it keeps its first ones; nothing if no such lines."""
     try:
         ast.parse(ctx.prefix + ctx.suffix)
     except (SyntaxError, ValueError):
         return text
-    try:
-        ast.parse(ctx.prefix + text + ctx.suffix)
-    except (SyntaxError, ValueError):
-        return ""
-    return text
+    lines = text.split("\n")
+    for n in range(len(lines), 0, -1):
+        kept = "\n".join(lines[:n])
+        if not kept.strip():
+            break
+        try:
+            ast.parse(ctx.prefix + kept + ctx.suffix)
+        except (SyntaxError, ValueError):
+            continue
+        return kept
+    return ""
 
 
 # drop_repetitive is a stopper: once the output loops, generating more is waste
