@@ -61,8 +61,8 @@ def test_ship_evaluates_and_writes_the_card_from_the_run(tiny_work: Path, tmp_pa
     assert f"{state['step']} steps = " in card and f"step {last['step']}: {last['val_loss']:.2f}" in card  # the log
     assert "| llama.cpp:ghostbook-fim-q8_0.gguf | single | 2 |" in card  # from the eval JSON
     assert "Greedy decoding (`--beam 1`)" in card and "| 1 | False | False |\n" in card  # the greedy comparison table
-    assert "(`--no-syntax`)" in card and "| 4 | False | True |\n" in card  # the comparison without the syntax check
-    assert "(`--no-reading`)" in card and "| 4 | True | False |\n" in card  # ... and without the read check
+    assert "(`--no-syntax`)" in card and "| 8 | False | True |\n" in card  # the comparison without the syntax check
+    assert "(`--no-reading`)" in card and "| 8 | True | False |\n" in card  # ... and without the read check
     assert "ghostbook-fim-f16.gguf | llama.cpp" in card  # the speed table
     assert "Hand-written analysis goes here." in card
     assert "(not measured)" not in card
