@@ -140,6 +140,9 @@ def test_cancel_stops_the_search() -> None:
 def test_budget_ends_an_unfinished_line() -> None:
     seek, _ = table_model({(): {4: 0.9, 3: 0.01}})
     assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=2, max_new=5) == [4] * 5
+    # ... with a rank too: the finished lines it could rank are all less likely than the open one
+    assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=2, max_new=5,
+                     rank=lambda lines: [100.0] * len(lines)) == [4] * 5
 
 
 # ---- real models ---------------------------------------------------------------------------------

@@ -85,7 +85,8 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     (the search goes on up to `FIT_STEPS` steps to find one), else the likeliest. `rank`: extra scores
     for candidate lines (each as the editor would insert it: healed bytes first, no newline;
     `completion.reading`); the `RANK_LINES` likeliest distinct finished lines (those that fit, if any
-    does) are ranked by their score plus `rank`'s, and the best wins."""
+    does) are ranked by their score plus `rank`'s, and the best wins (unless none fits and the budget
+    cut a line likelier than all of them: that line goes on, as without `rank`)."""
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
     best_fit: Hypothesis | None = None
@@ -144,12 +145,13 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
             if fits is None or extra == FIT_STEPS:
                 break
             extra += 1
-    if rank is not None and every:
+    cut_open = bool(live) and (best is None or live[0].score > best.score)  # the budget cut a likelier line
+    if rank is not None and every and (best_fit is not None or not cut_open):
         ranked = _rank(every, heal, fits, rank, cancelled)
         return None if ranked is None else list(ranked.tokens)
     if best_fit is not None:
         return list(best_fit.tokens)
-    if live and (best is None or live[0].score > best.score):
+    if cut_open:
         return list(live[0].tokens)  # the budget cut a line likelier than any finished one
     return list(best.tokens) if best is not None else []
 
