@@ -145,3 +145,23 @@ async def test_cancel_during_a_long_prompt_keeps_the_evaluated_part(backend: Lla
     assert stats.cancelled and stats.generated == 0
     await collect(backend, prompt, GenParams(2))
     assert backend.last_stats.reused_tokens == 128  # the first chunk stayed in the KV cache
+
+
+async def test_read_check_is_skipped_where_its_context_cannot_be_made(tmp_path: Path, tiny_gguf: Path) -> None:
+    """The read check opens the model file again; if that fails (here the file was removed after
+    loading), suggestions come without the check instead of failing."""
+    import shutil
+
+    from ghostbook.completion.reading import ReadCheck
+
+    path = tmp_path / "moved.gguf"
+    shutil.copy(tiny_gguf, path)
+    b = LlamaCppBackend(path, n_ctx=1024, threads=1)
+    b.load()
+    prompt = fim(b, CODE[:300], CODE[300:400])
+    plain = [t.id for t in await collect(b, prompt, GenParams(12, beam=3))]
+    path.unlink()
+    checked = GenParams(12, beam=3, reading=ReadCheck.around(CODE[:300], CODE[300:400]))
+    assert [t.id for t in await collect(b, prompt, checked)] == plain
+    assert b._reader is None and b._no_reader
+    b.unload()

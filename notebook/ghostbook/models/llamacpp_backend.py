@@ -9,6 +9,7 @@ first tokens.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -23,6 +24,8 @@ from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoad
 from ghostbook.models.beam import log_softmax
 from ghostbook.models.catalog import detect_family
 from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
+
+log = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
 PROMPT_CHUNK = 128  # prompt tokens evaluated between two looks at the cancel flag
@@ -107,6 +110,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self._index: TokenIndex | None = None
         self._lock = threading.Lock()  # one generation at a time on the one context
         self._reader: LlamaReader | None = None  # made at the first read check
+        self._no_reader = False  # it could not be made
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -167,6 +171,16 @@ class LlamaCppBackend(ThreadedGeneration):
             self._require().reset()
             if self._reader is not None:
                 self._reader.llm.reset()
+
+    def _read_context(self, llm: Any) -> LlamaReader | None:
+        """The read check's context, made at first use; None (no read check) if it cannot be made."""
+        if self._reader is None and not self._no_reader:
+            try:
+                self._reader = LlamaReader(self.path, self._threads, min(READER_CTX, llm.n_ctx()))
+            except (ValueError, RuntimeError, OSError) as exc:
+                log.warning("no read check for %s: %s", self.path, exc)
+                self._no_reader = True
+        return self._reader
 
     # ---- vocabulary -----------------------------------------------------------------------------
 
@@ -231,11 +245,7 @@ class LlamaCppBackend(ThreadedGeneration):
                 llm.eval(wanted[llm.n_tokens:])
                 return logits()
 
-            reader = None
-            if params.reading is not None:
-                if self._reader is None:
-                    self._reader = LlamaReader(self.path, self._threads, min(READER_CTX, llm.n_ctx()))
-                reader = self._reader
+            reader = self._read_context(llm) if params.reading is not None else None
             decode(seek, logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats,
                    reader)
             stats.total_ms = (time.perf_counter() - start) * 1000
