@@ -29,8 +29,9 @@ RANKED = 8
 # Where a line must fit the code around it and the likeliest does not, the search goes on at most this
 # many steps for one that does (a cell with a syntax error elsewhere fits nothing: that is its cost).
 FIT_STEPS = 8
-# With a `rank`, this many of the likeliest distinct finished lines are ranked once more.
-RANK_LINES = 4
+# With a `rank`, this many of the likeliest distinct finished lines are ranked once more (at beam 8, 4
+# lines: 13.2% line-start exact match, 8 lines: 14.1%, for ~12% more time).
+RANK_LINES = 8
 
 
 def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_line: bool) -> bool:
