@@ -21,7 +21,6 @@ import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
-from ghostbook.models.beam import log_softmax
 from ghostbook.models.catalog import detect_family
 from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
 
@@ -88,7 +87,10 @@ class LlamaReader:
                 rows.append(np.ctypeslib.as_array(ptr, shape=(n_vocab,)).copy())
             llm.input_ids[llm.n_tokens : llm.n_tokens + len(chunk)] = chunk
             llm.n_tokens += len(chunk)
-        return np.array([log_softmax(row)[tok] for row, tok in zip(rows, ids[start:], strict=True)])
+        logits = np.stack(rows).astype(np.float64)  # one log-softmax over all scored positions
+        top = logits.max(axis=1, keepdims=True)
+        norm = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+        return logits[np.arange(len(rows)), ids[start:]] - norm
 
     def close(self) -> None:
         self.llm.close()
