@@ -77,15 +77,25 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     reading = backend.params[1].reading
     assert reading is not None and reading.before.endswith("if x:\n    x = 1\n")
     assert "total = " in reading.after
+    # the lines after the first are found line by line, their rules made from the text without the healed
+    # indentation (the suggestion spells it)
+    lines = backend.params[1].lines
+    assert lines is not None and lines.cell_prefix == "if x:\n    x = 1\n" and lines.read_check
+    rules = lines.after(b"    y = 2")
+    assert rules.syntax is not None and rules.syntax.before == "if x:\n    x = 1\n    y = 2\n"
+    assert b"    y = 2" in rules.avoid and rules.reading is not None and rules.reading.before.endswith("    y = 2")
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
     assert backend.params[-1].beam == 1 and backend.params[-1].syntax is None and backend.params[-1].reading is None
+    assert backend.params[-1].lines is None  # greedy writes every line
     # the read check can be turned off, keeping the beam
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s",
                                                 settings={"beam_width": 4, "read_check": False}))
     service.cache.clear()
     await service.suggest("t1", suggest("r4", "b", 7, "forced"))
     assert backend.params[-1].beam == 4 and backend.params[-1].syntax is not None and backend.params[-1].reading is None
+    further = backend.params[-1].lines
+    assert further is not None and not further.read_check and further.after(b"1").reading is None
 
 
 async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> None:

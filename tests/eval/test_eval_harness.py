@@ -107,3 +107,30 @@ def test_gguf_and_hf_backends_agree(tiny_work: Path, beam: int) -> None:
                      for t in humaneval_single_line(limit=4)])
         backend.close()
     assert outs[0] == outs[1]
+
+
+def loops(prefix: str, text: str) -> bool:
+    """Whether a suggestion writes a line `looping_lines` forbids where it stands."""
+    from ghostbook.completion.further_lines import looping_lines
+
+    lines = [line for line in text.split("\n") if line.strip()]
+    written = [prefix.rsplit("\n", 1)[-1] + lines[0], *lines[1:]] if lines else []
+    return any(written[i].rstrip().encode() in looping_lines(written[:i]) for i in range(2, len(written)))
+
+
+def test_multi_line_tasks_are_decoded_line_by_line_without_loops() -> None:
+    """With the shipped model, multi-line tasks get suggestions of several lines, found line by line,
+    and none loops, where greedy decoding of the same model does."""
+    from ghostbook.eval.backends import LlamaCppBackend
+    from ghostbook.eval.generate import TokenIndex, complete
+    from ghostbook.training.export import default_model_path
+
+    backend = LlamaCppBackend(default_model_path(), n_ctx=512)
+    index = TokenIndex(backend, backend.vocab_size)
+    tasks = humaneval_multi_line()[::8]
+    beam = [complete(backend, index, t.prefix, t.suffix, 128, single_line=False, beam=8).text for t in tasks]
+    greedy = [complete(backend, index, t.prefix, t.suffix, 128, single_line=False).text for t in tasks]
+    assert sum(text.strip().count("\n") > 0 for text in beam) >= len(tasks) // 8
+    assert not any(loops(t.prefix, text) for t, text in zip(tasks, beam, strict=True))
+    assert any(loops(t.prefix, text) for t, text in zip(tasks, greedy, strict=True))
+    backend.close()

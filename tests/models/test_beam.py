@@ -13,7 +13,7 @@ import pytest
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.eval.tasks import humaneval_single_line
 from ghostbook.models.backend import GenParams, TokenOut
-from ghostbook.models.beam import FIT_STEPS, RANK_LINES, beam_line, log_softmax
+from ghostbook.models.beam import FIT_STEPS, LEAD, RANK_LINES, beam_line, log_softmax
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.transformers_backend import TransformersBackend
 
@@ -185,6 +185,10 @@ def humaneval_prompts(b: LlamaCppBackend, n: int) -> list[list[int]]:
     return prompts
 
 
+def text_of(b: LlamaCppBackend, tokens: list[int]) -> bytes:
+    return b"".join(b.piece(t) for t in tokens)
+
+
 def first_line(b: LlamaCppBackend, tokens: list[int]) -> list[int]:
     for i, tok in enumerate(tokens):
         if b"\n" in b.piece(tok):
@@ -251,7 +255,8 @@ def test_log_softmax_is_normalised() -> None:
 def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: bool) -> None:
     """`ghostbook eval` (its own llama.cpp backend) and the editor (`make_prompt`, then its backend) give
     the same tokens for the same text, with the cursor at a line's start, after its indentation and inside
-    it: healing, the first line from the beam with its rules, then greedy (multi-line)."""
+    it: healing, the first line from the beam with its rules, then line by line (multi-line; single-line
+    takes the first line's text, whose newline token the editor leaves to the next line's beam)."""
     from ghostbook.completion.context import Context
     from ghostbook.completion.prompt import layout_for, make_prompt
     from ghostbook.eval.backends import LlamaCppBackend as EvalBackend
@@ -267,7 +272,10 @@ def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: 
                            beam=4)
             prompt = make_prompt(shipped, Context(prefix, suffix, prefix, suffix), 20, beam=4)
             editor = run(shipped, prompt.ids, prompt.params)
-            assert got.tokens == (first_line(shipped, editor) if single_line else editor), (cut, task.task_id)
+            if single_line:
+                assert text_of(shipped, got.tokens).split(b"\n")[0] == text_of(shipped, editor).split(b"\n")[0]
+            else:
+                assert got.tokens == editor, (cut, task.task_id)
     ev.close()
 
 
@@ -341,3 +349,95 @@ def test_beam_first_line_hands_an_open_line_to_greedy(monkeypatch: pytest.Monkey
 def test_healing_bytes_no_token_spells_are_dropped_like_greedy_does() -> None:
     seek, _ = table_model({(): {2: 0.9}, (2,): {3: 0.9}})
     assert beam_line(seek, TokenIndex(PIECES, {EOT}), {EOT}, width=2, max_new=8, heal=b"\xff") == [2, 3]
+
+
+# further lines: the search starts after a written line and must spell its newline first ("\n" is 3)
+def test_the_end_is_a_candidate_less_its_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ghostbook.models import beam
+
+    index = TokenIndex(PIECES, {EOT})
+    sure = {(): {EOT: 0.999, 3: 0.001}, (3,): {1: 0.9}, (3, 1): {3: 0.9}}
+    assert beam_line(table_model(sure)[0], index, {EOT}, 2, 8, LEAD, allow_empty=False, stop=True) == []
+    # the end is likelier than the line "a" (0.9 against 0.1 * 0.95 * 0.95), but not by END_COST nats
+    likely = {(): {EOT: 0.9, 3: 0.1}, (3,): {1: 0.95}, (3, 1): {3: 0.95}}
+    assert beam_line(table_model(likely)[0], index, {EOT}, 2, 8, LEAD, allow_empty=False, stop=True) == [3, 1, 3]
+    monkeypatch.setattr(beam, "END_COST", 0.0)
+    assert beam_line(table_model(likely)[0], index, {EOT}, 2, 8, LEAD, allow_empty=False, stop=True) == []
+    # without `stop` the end is no candidate: an empty line is not allowed, so the line wins
+    assert beam_line(table_model(sure)[0], index, {EOT}, 2, 8, LEAD, allow_empty=False) == [3, 1, 3]
+
+
+def test_an_end_that_does_not_fit_loses_and_the_end_is_read_as_nothing() -> None:
+    index = TokenIndex(PIECES, {EOT})
+    seek, _ = table_model({(): {EOT: 0.999, 3: 0.001}, (3,): {1: 0.6, 2: 0.4}, (3, 1): {3: 0.9}, (3, 2): {3: 0.9}})
+    assert beam_line(seek, index, {EOT}, 2, 8, LEAD, allow_empty=False, fits=lambda line: line != b"",
+                     stop=True) == [3, 1, 3]
+    seen: list[list[bytes]] = []
+
+    def rank(lines: Sequence[bytes]) -> list[float]:
+        seen.append(list(lines))
+        return [50.0 if line == b"\nb" else 0.0 for line in lines]  # the reading wants "b"
+
+    assert beam_line(seek, index, {EOT}, 2, 8, LEAD, allow_empty=False, rank=rank, stop=True) == [3, 2, 3]
+    assert sorted(seen[0]) == [b"", b"\na", b"\nb"]  # the end inserts nothing; a line brings its newline
+
+
+def further_params(prefix: str, max_new: int = 12, syntax: bool = True) -> GenParams:
+    from ghostbook.completion.further_lines import FurtherLines
+
+    return GenParams(max_new, beam=2, lines=FurtherLines(prefix, "", prefix, "", syntax=syntax, read_check=False))
+
+
+def decode_lines(table: dict[tuple[int, ...], dict[int, float]], params: GenParams,
+                 greedy_after: bool = False) -> tuple[list[int], object]:
+    """The tokens `beam_first_line` emits (with `greedy_after`, all `decode` emits) and what it returns."""
+    from ghostbook.models import streaming
+    from ghostbook.models.backend import GenStats
+
+    table_seek, _ = table_model(table)
+    at: list[int] = []
+
+    def seek(tokens: Sequence[int]) -> np.ndarray:
+        at[:] = tokens
+        return table_seek(tokens)
+
+    out: list[TokenOut] = []
+    index = TokenIndex(PIECES, {EOT})
+    if greedy_after:
+        streaming.decode(seek, lambda: table_seek(at), at.append, params, index, {EOT}, lambda: False, out.append,
+                         GenStats())
+        return [t.id for t in out], None
+    after = streaming.beam_first_line(seek, params, index, {EOT}, lambda: False, out.append, GenStats())
+    return [t.id for t in out], after
+
+
+def test_lines_are_found_one_by_one_until_the_end_wins() -> None:
+    # "a" then a newline (the model would end there: 0.3 against 0.7, within END_COST), "b", then the end
+    table = {(): {1: 0.9}, (1,): {3: 0.3, EOT: 0.7}, (1, 3): {2: 0.9}, (1, 3, 2): {EOT: 0.99, 3: 0.01}}
+    tokens, after = decode_lines(table, further_params("x = 0\n"))
+    assert tokens == [1, 3, 2] and after is None  # "a\nb": each newline token comes with the line it starts
+    # without further lines the model's end after the first line ends the suggestion
+    tokens, after = decode_lines(table, GenParams(12, beam=2))
+    assert tokens == [1] and after is None
+
+
+def test_a_loop_is_cut_where_it_would_repeat() -> None:
+    # the model loops "a", "b", "a", "b", ...: the line closing the repeat is avoided, so "x" comes instead
+    table = {(): {1: 0.9}, (1,): {3: 0.99}, (1, 3): {2: 0.9}, (1, 3, 2): {3: 0.99}, (1, 3, 2, 3): {1: 0.9},
+             (1, 3, 2, 3, 1): {3: 0.99}, (1, 3, 2, 3, 1, 3): {2: 0.6, 4: 0.3}, (1, 3, 2, 3, 1, 3, 2): {3: 0.99},
+             (1, 3, 2, 3, 1, 3, 4): {EOT: 0.99}}
+    tokens, _ = decode_lines(table, further_params(""))
+    assert b"".join(PIECES[t] for t in tokens) == b"a\nb\na\nx"
+    tokens, _ = decode_lines(table, GenParams(12, beam=2), greedy_after=True)  # greedy after the first line loops
+    assert b"".join(PIECES[t] for t in tokens).startswith(b"a\nb\na\nb")
+
+
+def test_an_open_further_line_goes_on_greedily(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ghostbook.models import streaming
+
+    monkeypatch.setattr(streaming, "LINE_BUDGET", 4)
+    table = {(): {1: 0.9}, (1,): {3: 0.99}, (1, 3): {4: 0.99}}  # "a", then "xxxx..." past the budget
+    # (a finished line that fits would win over an open one: no syntax check here)
+    tokens, after = decode_lines(table, further_params("", max_new=12, syntax=False))
+    assert tokens == [1, 3, 4, 4, 4] and isinstance(after, GenParams)
+    assert after.max_new_tokens == 7 and after.beam == 1

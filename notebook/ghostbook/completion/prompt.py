@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
+from ghostbook.completion.further_lines import FurtherLines
 from ghostbook.completion.healing import heal, indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
 from ghostbook.completion.neighbours import repeated_lines
@@ -60,5 +61,14 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     indent = indent_rule(ctx.cell_prefix) if beam > 1 else None  # the cell is whole statements; the prefix may not be
     syntax = SyntaxFit(ctx.cell_prefix, ctx.cell_suffix) if beam > 1 else None
     reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 and read_check else None
+    lines = further_lines(ctx, removed, read_check) if beam > 1 else None
     return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
-                                 indent, syntax, reading))
+                                 indent, syntax, reading, lines))
+
+
+def further_lines(ctx: Context, removed: bytes, read_check: bool) -> FurtherLines:
+    """The rules for a suggestion's lines after its first (`completion.further_lines`): the text around
+    the cursor without the `removed` bytes, which the suggestion spells first."""
+    cut = len(removed.decode("utf-8", "replace"))
+    return FurtherLines(ctx.prefix[: len(ctx.prefix) - cut], ctx.suffix, ctx.cell_prefix[: len(ctx.cell_prefix) - cut],
+                        ctx.cell_suffix, read_check=read_check)

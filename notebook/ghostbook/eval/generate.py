@@ -1,12 +1,14 @@
-"""Greedy FIM completion with token healing over any `Backend`."""
+"""FIM completion over any `Backend`, decoded as the editor decodes (token healing, beam, rules)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
 
+from ghostbook.completion.further_lines import FurtherLines
 from ghostbook.completion.healing import TokenIndex as HealingIndex
 from ghostbook.completion.healing import indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
@@ -14,8 +16,7 @@ from ghostbook.completion.neighbours import repeated_lines
 from ghostbook.completion.reading import ReadCheck, Reader
 from ghostbook.completion.syntax_fit import SyntaxFit
 from ghostbook.models.backend import GenParams, GenStats, TokenOut
-from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
-from ghostbook.models.streaming import greedy
+from ghostbook.models.streaming import decode
 from ghostbook.training.fim import fit, psm, spm
 
 
@@ -69,49 +70,54 @@ def build_prompt(backend: Backend, prefix_ids: list[int], suffix_ids: list[int],
 def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_new: int = 48,
              single_line: bool = True, healing: bool = True, layout: str = "psm", beam: int = 1,
              syntax: bool = True, reading: bool = True) -> Completion:
-    """The middle for (prefix, suffix), decoded as the editor decodes: with `beam` > 1 the first line is
-    the likeliest a beam that wide finds (`beam_line`), the rest greedy; single-line stops at the first
-    newline of the middle. With `healing`, the editor's rules decide what to heal: the whole
-    indentation when the cursor's line is only that (`indentation_to_heal`), else the last token where
-    `should_heal` says so. With `syntax`, the beam's line must fit the code around it where one can
-    (`completion.syntax_fit`), and with `reading` its best lines are ranked by the read check
-    (`completion.reading`), as in the editor."""
+    """The middle for (prefix, suffix), decoded as the editor decodes (`models.streaming.decode`): with
+    `beam` > 1 the first line is the likeliest a beam that wide finds (`beam_line`) and, unless
+    `single_line`, each further line or the end too (`beam_lines`); with `beam` 1 all greedy.
+    Single-line stops at the first newline of the middle. With `healing`, the editor's rules decide what
+    to heal: the whole indentation when the cursor's line is only that (`indentation_to_heal`), else the
+    last token where `should_heal` says so. With `syntax`, the beam's lines must fit the code around them
+    where one can (`completion.syntax_fit`), and with `reading` its best lines are ranked by the read
+    check (`completion.reading`), as in the editor."""
     indentation = indentation_to_heal(prefix) if healing else ""
     prefix_ids = backend.encode(prefix[: len(prefix) - len(indentation)])
     removed = indentation.encode()
     if healing and not indentation and should_heal(prefix):
         prefix_ids, removed = heal(prefix_ids, index)
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
-    out: list[int] = []
-    required = removed  # bytes the output must spell first (the editor's greedy spells them token by token)
-    budget = min(max_new, LINE_BUDGET)
+    params = GenParams(max_new, frozenset({backend.eot}), removed)
     if beam > 1:
-        blank_line = not prefix.rsplit("\n", 1)[-1].strip()
-        check = ReadCheck.around(prefix, suffix, removed) if reading else None
-        rank = (lambda lines: check.scores(backend.reader(), lines)) if check is not None else None
-        out = beam_line(lambda tokens: backend.start(prompt + list(tokens)), index.healing, index.special, beam,
-                        budget, removed, allow_empty=not blank_line, avoid=repeated_lines(prefix, suffix),
-                        indent=indent_rule(prefix), fits=SyntaxFit(prefix, suffix).fits if syntax else None,
-                        rank=rank) or []
-        required = b""
-    data = b"".join(index.pieces[t] for t in out)
-    if beam <= 1 or goes_on(out, data[len(removed):], budget, max_new, single_line):
-        state = [backend.start(prompt + out)]
-        pieces: list[bytes] = [data]
+        cut = prefix[: len(prefix) - len(removed.decode("utf-8", "replace"))]  # the bytes the output spells
+        params = replace(
+            params, beam=beam, blank_line=not prefix.rsplit("\n", 1)[-1].strip(),
+            avoid=repeated_lines(prefix, suffix), indent=indent_rule(prefix),
+            syntax=SyntaxFit(prefix, suffix) if syntax else None,
+            reading=ReadCheck.around(prefix, suffix, removed) if reading else None,
+            lines=None if single_line else FurtherLines(cut, suffix, cut, suffix, syntax, reading))
+    state: list[np.ndarray | None] = [None]
+    out: list[int] = []
+    pieces: list[bytes] = []
 
-        def emit(token: TokenOut) -> None:
-            out.append(token.id)
-            pieces.append(token.piece)
+    def seek(tokens: Sequence[int]) -> np.ndarray:
+        state[0] = found = backend.start(prompt + list(tokens))
+        return found
 
-        def step(token: int) -> None:
-            state[0] = backend.step(token)
+    def logits() -> np.ndarray:
+        last = state[0]
+        return last if last is not None else seek([])
 
-        def line_done() -> bool:  # single-line: the middle's first newline ends it
-            return single_line and b"\n" in b"".join(pieces)[len(removed):]
+    def step(token: int) -> None:
+        state[0] = backend.step(token)
 
-        params = GenParams(max_new - len(out), frozenset({backend.eot}), required)
-        greedy(lambda: state[0], step, params, index.healing, index.special, line_done, emit, GenStats())
-        data = b"".join(pieces)
+    def emit(token: TokenOut) -> None:
+        out.append(token.id)
+        pieces.append(token.piece)
+
+    def line_done() -> bool:  # single-line: the middle's first newline ends it
+        return single_line and b"\n" in b"".join(pieces)[len(removed):]
+
+    decode(seek, logits, step, params, index.healing, index.special, line_done, emit, GenStats(),
+           backend.reader() if beam > 1 and reading else None)
+    data = b"".join(pieces)
     text = data[len(removed):].decode("utf-8", "replace") if data.startswith(removed) else data.decode(
         "utf-8", "replace")
     if single_line:

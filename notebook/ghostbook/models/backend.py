@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
+    from ghostbook.completion.further_lines import FurtherLines
     from ghostbook.completion.indentation import IndentRule
     from ghostbook.completion.reading import ReadCheck
     from ghostbook.completion.syntax_fit import SyntaxFit
@@ -43,7 +44,9 @@ class GenParams:
     lines the beam may not choose (`completion.neighbours.repeated_lines`); `indent`: where the beam's
     first line may be indented (`completion.indentation.indent_rule`); `syntax`: the cell around the
     cursor, which the beam's first line should fit (`completion.syntax_fit`); `reading`: the text the
-    beam's best lines are read in to rank them (`completion.reading`; backends that can read)."""
+    beam's best lines are read in to rank them (`completion.reading`; backends that can read); `lines`:
+    with a beam, the lines after the first are found one by one, each by a beam under these rules made
+    where it stands (`completion.further_lines`), until the end wins; without, greedy writes them."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -54,6 +57,7 @@ class GenParams:
     indent: IndentRule | None = None
     syntax: SyntaxFit | None = None
     reading: ReadCheck | None = None
+    lines: FurtherLines | None = None
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,17 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Collection, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ghostbook.completion.healing import TokenIndex
 from ghostbook.models.backend import GenParams, GenStats, TokenOut
-from ghostbook.models.beam import LINE_BUDGET, beam_line, goes_on
+from ghostbook.models.beam import LEAD, LINE_BUDGET, beam_line, goes_on
 
 if TYPE_CHECKING:
-    from ghostbook.completion.reading import Reader
+    from ghostbook.completion.reading import ReadCheck, Reader
 
 WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
 
@@ -63,29 +64,92 @@ def beam_first_line(seek: Callable[[Sequence[int]], Any], params: GenParams, ind
                     special: Collection[int], cancelled: Callable[[], bool], emit: Emit,
                     stats: GenStats, reader: Reader | None = None) -> GenParams | None:
     """Emit the first line a beam of `params.beam` finds (`seek(tokens)`: the logits after the prompt
-    and `tokens`; with a `reader` and `params.reading`, its best lines ranked by the read check).
-    Returns the params for `greedy` to go on after that line (the model is left just after it), or None
-    when there is nothing more to generate (end of text, budget, cancelled)."""
+    and `tokens`; with a `reader` and `params.reading`, its best lines ranked by the read check), and
+    with `params.lines` each further line (`beam_lines`). Returns the params for `greedy` to go on
+    after that (the model is left just after the emitted tokens), or None when there is nothing more to
+    generate (end of text, budget, cancelled)."""
     budget = min(params.max_new_tokens, LINE_BUDGET)
-    reading, rank = params.reading, None
-    if reading is not None and reader is not None:
-        def rank(lines: Sequence[bytes]) -> list[float]:
-            return reading.scores(reader, lines)
     line = beam_line(seek, index, special, params.beam, budget, params.heal, params.stop_ids,
                      allow_empty=not params.blank_line, avoid=params.avoid, indent=params.indent,
-                     fits=params.syntax.fits if params.syntax else None, rank=rank,
+                     fits=params.syntax.fits if params.syntax else None, rank=_ranker(params.reading, reader),
                      cancelled=cancelled)
     if line is None:
         stats.cancelled = True
         return None
-    for token in line:
-        stats.generated += 1
-        emit(TokenOut(token, index.pieces[token]))
+    if params.lines is not None and line and _whole_line(line, index, budget) is not None:
+        return beam_lines(seek, params, index, special, cancelled, emit, stats, reader, line, budget)
+    _emit(line, index, emit, stats)
     text = b"".join(index.pieces[t] for t in line)
     if cancelled() or not goes_on(line, text[len(params.heal):], budget, params.max_new_tokens, False):
         return None
     seek(line)
     return replace(params, max_new_tokens=params.max_new_tokens - len(line), heal=b"", beam=1)
+
+
+def beam_lines(seek: Callable[[Sequence[int]], Any], params: GenParams, index: TokenIndex,
+               special: Collection[int], cancelled: Callable[[], bool], emit: Emit, stats: GenStats,
+               reader: Reader | None, line: list[int], budget: int) -> GenParams | None:
+    """Line-by-line decoding after the beam's first `line` (found within `budget` tokens): emit a whole
+    line without its newline token, then let a beam find what follows it under `params.lines`' rules
+    made there: the end (`beam_line`'s `stop`) or a line that starts with a newline, ranked alike;
+    repeat. A line the model ended (end of text) goes on the same way: whether more follows is the next
+    search's to decide, with the end's cost (`models.beam.END_COST`). Returns params for `greedy` where
+    a line was left open by the beam's budget, else None."""
+    assert params.lines is not None
+    done: list[int] = []  # tokens emitted
+    while (head := _whole_line(line, index, budget)) is not None:
+        _emit(line[:head], index, emit, stats)
+        done += line[:head]
+        left = params.max_new_tokens - len(done)
+        if left <= 1 or cancelled():
+            return None
+        rules = params.lines.after(b"".join(index.pieces[t] for t in done))
+        budget = min(left, LINE_BUDGET)
+        found = beam_line(partial(_after, seek, tuple(done)), index, special, params.beam, budget, LEAD,
+                          params.stop_ids, allow_empty=False, avoid=rules.avoid, indent=rules.indent,
+                          fits=rules.syntax.fits if rules.syntax else None, rank=_ranker(rules.reading, reader),
+                          stop=True, cancelled=cancelled)
+        if found is None:
+            stats.cancelled = True
+            return None
+        if not found:  # the end won
+            return None
+        line = found
+    # the budget cut the line open (greedy goes on), or its tokenizer glues text to the newline
+    _emit(line, index, emit, stats)
+    done += line
+    if cancelled() or len(done) >= params.max_new_tokens:
+        return None
+    seek(done)
+    return replace(params, max_new_tokens=params.max_new_tokens - len(done), heal=b"", beam=1)
+
+
+def _after(seek: Callable[[Sequence[int]], Any], done: Sequence[int], tokens: Sequence[int]) -> Any:
+    return seek([*done, *tokens])
+
+
+def _ranker(reading: ReadCheck | None, reader: Reader | None) -> Callable[[Sequence[bytes]], list[float]] | None:
+    if reading is None or reader is None:
+        return None
+    return lambda lines: reading.scores(reader, lines)
+
+
+def _whole_line(line: Sequence[int], index: TokenIndex, budget: int) -> int | None:
+    """Where a beam's `line` (found within `budget` tokens) ends as a whole line: before its last token
+    if that is only a newline and spaces, at its end if the model ended it (no newline, within the
+    budget); None if the budget cut it open or its last token glues text to a newline."""
+    if not line:
+        return None
+    piece = index.pieces[line[-1]]
+    if b"\n" in piece:
+        return len(line) - 1 if not piece.strip() else None
+    return len(line) if len(line) < budget else None
+
+
+def _emit(tokens: Sequence[int], index: TokenIndex, emit: Emit, stats: GenStats) -> None:
+    for token in tokens:
+        stats.generated += 1
+        emit(TokenOut(token, index.pieces[token]))
 
 
 def decode(seek: Callable[[Sequence[int]], Any], logits: Callable[[], Any], step: Callable[[int], None],
