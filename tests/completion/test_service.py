@@ -98,6 +98,17 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     assert further is not None and not further.read_check and further.after(b"1").reading is None
 
 
+async def test_lines_are_sought_one_by_one_only_where_a_suggestion_may_have_several(tmp_path: Path) -> None:
+    backend = ScriptedBackend("1")
+    cells = [FakeCell("a", "code", "f(x, y)\nz = ")]
+    service, _, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r1", "a", 2))  # "f(" | "x, y)": code goes on after the cursor
+    await service.suggest("t1", suggest("r2", "a", 6, "forced"))  # "f(x, y" | ")": only closers
+    await service.suggest("t1", suggest("r3", "a", 12, "forced"))  # the cell's end
+    assert [q.lines is not None for q in backend.params] == [False, True, True]
+    assert all(q.beam == 8 for q in backend.params)
+
+
 async def test_catalog_layout_overrides_the_family_default(tmp_path: Path) -> None:
     import dataclasses
 

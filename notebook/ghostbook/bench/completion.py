@@ -74,10 +74,16 @@ def notebook_cases(n: int) -> list[tuple[list[Cell], int, int, str]]:
 class Outbox:
     def __init__(self) -> None:
         self.done: dict[str, dict[str, object]] = {}
+        self.first_text: dict[str, float] = {}  # when each request's first non-empty text was sent
 
     def send(self, client: str, message: dict[str, object]) -> None:
-        if message["type"] == "suggestion" and message["done"]:
-            self.done[str(message["ref"])] = message
+        if message["type"] != "suggestion":
+            return
+        ref = str(message["ref"])
+        if message.get("text") and ref not in self.first_text:
+            self.first_text[ref] = time.perf_counter()
+        if message["done"]:
+            self.done[ref] = message
 
 
 async def timed(service: CompletionService, ref: str, cell: str, cursor: int,
@@ -148,22 +154,27 @@ def row(name: str, values: list[float]) -> str:
 
 async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, cases: list, beam: int,
                              humaneval_stride: int) -> None:
-    """Cold and +1-line requests, and HumanEval exact match: greedy, a beam of `beam`, and the beam with
-    its read check (`completion.reading`), side by side."""
+    """Cold and +1-line requests (the whole suggestion, and for a cold one also until its first text is
+    sent: the beam's first line, while the lines after it are still sought), and HumanEval exact match:
+    greedy, a beam of `beam`, and the beam with its read check (`completion.reading`), side by side."""
     configs = {"greedy": {"beam_width": 1}, "beam": {"beam_width": beam, "read_check": False},
                "beam+read": {"beam_width": beam, "read_check": True}}
     rows: dict[str, dict[str, list[float]]] = {}
     scores: dict[str, tuple[int, int]] = {}
     for label, settings in configs.items():
         store.update(settings)
-        got: dict[str, list[float]] = {"cold": [], "line": []}
+        got: dict[str, list[float]] = {"cold": [], "line": [], "first": []}
         for k, (cells, index, cursor, _) in enumerate(cases):
-            service = CompletionService(functools.partial(list, cells), Outbox().send, lambda m: None, None,
+            outbox = Outbox()
+            service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None,
                                         registry, store)
             backend = registry.backend
             assert backend is not None
             backend.forget()  # type: ignore[attr-defined]
+            start = time.perf_counter()
             got["cold"].append(await timed(service, f"{k}bc{label}", cells[index].id, cursor))
+            if f"{k}bc{label}" in outbox.first_text:
+                got["first"].append((outbox.first_text[f"{k}bc{label}"] - start) * 1000)
             service.cache.clear()
             cell, src = cells[index], cells[index].source
             cell.source = src[:cursor] + "x = 1\n" + src[cursor:]
@@ -175,9 +186,11 @@ async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, case
             total, exact, _ = await humaneval(registry, store, humaneval_stride)
             scores[label] = (exact, total)
     print(f"\ngreedy vs a beam of {beam} for the first line vs the beam with its read check (request ms, p50)")
-    for name in ("cold", "line"):
+    labels = {"cold": "cold request", "first": "cold, first text shown", "line": "+1 line, warm KV"}
+    for name, label in labels.items():
+        if not all(rows[c][name] for c in configs):
+            continue
         g, b, r = (statistics.median(rows[c][name]) for c in configs)
-        label = "cold request" if name == "cold" else "+1 line, warm KV"
         print(f"  {label:<26} greedy {g:8.1f}   beam {b:8.1f} ({b / max(1e-9, g):.2f}x)   "
               f"beam+read {r:8.1f} ({r / max(1e-9, g):.2f}x greedy, {r / max(1e-9, b):.2f}x beam)")
     if scores:

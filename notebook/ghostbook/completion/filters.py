@@ -67,13 +67,19 @@ def stop_at_top_level(text: str, ctx: FilterContext) -> str:
 
 
 def single_line_rule(text: str, ctx: FilterContext) -> str:
-    """Multi-line only when the rest of the cursor's line is empty or closing brackets/quotes, and the
-    first line does not already end with those closers (then the line is complete)."""
+    """Multi-line only when the rest of the cursor's line is empty or closing brackets/quotes
+    (`multi_line_possible`), and the first line does not already end with those closers (then the line
+    is complete)."""
     first = text.split("\n", 1)[0]
     after = ctx.line_after.strip()
-    if all(c in ")]}\"' \t:;," for c in after) and not (after and first.rstrip().endswith(after)):
+    if multi_line_possible(after) and not (after and first.rstrip().endswith(after)):
         return text
     return first
+
+
+def multi_line_possible(line_after: str) -> bool:
+    """Whether a suggestion may go past the cursor's line, given the rest of that line."""
+    return all(c in ")]}\"' \t:;," for c in line_after)
 
 
 # ---- cleaners -----------------------------------------------------------------------------------

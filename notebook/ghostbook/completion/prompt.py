@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
+from ghostbook.completion.filters import multi_line_possible
 from ghostbook.completion.further_lines import FurtherLines
 from ghostbook.completion.healing import heal, indentation_to_heal, should_heal
 from ghostbook.completion.indentation import indent_rule
@@ -61,7 +62,9 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     indent = indent_rule(ctx.cell_prefix) if beam > 1 else None  # the cell is whole statements; the prefix may not be
     syntax = SyntaxFit(ctx.cell_prefix, ctx.cell_suffix) if beam > 1 else None
     reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 and read_check else None
-    lines = further_lines(ctx, removed, read_check) if beam > 1 else None
+    # line by line only where the suggestion may go past the cursor's line (else `filters` keeps one line)
+    multi = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
+    lines = further_lines(ctx, removed, read_check) if beam > 1 and multi else None
     return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
                                  indent, syntax, reading, lines))
 

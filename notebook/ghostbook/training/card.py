@@ -160,7 +160,7 @@ def card_text(work: Path, report_dir: Path, preset: Preset, fim_json: dict[str, 
     matched_text = ", ".join(f"`{line}` ×{n}" for line, n in matched) or "none"
     notes = (report_dir / NOTES).read_text().strip() + "\n" if (report_dir / NOTES).exists() else ""
     from ghostbook.completion.settings import CompletionSettings
-    from ghostbook.models.beam import RANK_LINES
+    from ghostbook.models.beam import END_COST, RANK_LINES
 
     beam = CompletionSettings().beam_width
     return f"""# Ghostbook FIM — the default completion model
@@ -223,11 +223,13 @@ filled program in a sandboxed subprocess. Decoding as in the editor: the first l
 that a beam of {beam} finds (its total log-probability; the editor's default `beam_width`) among those
 with which the code around the cursor still parses (`syntax`; the likeliest if none does), ranked
 once more by the read check (`reading`: the beam's score plus the log-probability of the line and the
-next two lines after it, read as plain code after the text above; its best {RANK_LINES} distinct lines), the rest
-greedy. Held-out: single lines from the held-out corpus split (exact match). Token healing by the
-editor's rule unless stated: the prompt's last token is re-generated after spaces or inside a word,
-never at the start of a line (the single-line tasks start at a line, so they run unhealed;
-`--no-healing` differs only on the tasks below that cut into a line).
+next two lines after it, read as plain code after the text above; its best {RANK_LINES} distinct lines).
+Multi-line: each further line, or the end, is found the same way where it stands (line by line; the
+end competes at its log-probability less {END_COST:g} nats and is read as nothing inserted; no line that
+would repeat the suggestion's last lines). Held-out: single lines from the held-out corpus split
+(exact match). Token healing by the editor's rule unless stated: the prompt's last token is
+re-generated after spaces or inside a word, never at the start of a line (the single-line tasks start
+at a line, so they run unhealed; `--no-healing` differs only on the tasks below that cut into a line).
 
 Reproduce (from the repository root, ±1 point):
 
