@@ -16,8 +16,12 @@ def test_a_line_that_would_close_a_repeat_of_the_last_lines_is_avoided() -> None
 
 
 def test_a_block_with_a_condition_is_opened_once() -> None:
-    assert looping_lines(["    if not res:", "        continue"]) == {b"    if not res:"}
-    assert looping_lines(["    for x in y:", "        z(x)"]) == {b"    for x in y:"}
+    assert {b"    if not res:", b"        if not res:"} <= looping_lines(["    if not res:", "        continue"])
+    # nested too: one level deeper than the last line
+    assert b"            for x in y:" in looping_lines(["    for x in y:", "        z(x)"])
+    assert b"        z(x)" not in looping_lines(["    for x in y:", "        z(x)"])
+    # once the block is closed, the same loop may come again deeper, under another block
+    assert b"        for x in y:" not in looping_lines(["    for x in y:", "        z(x)", "    if z:"])
     assert looping_lines(["    else:", "        z(x)"]) == frozenset()  # `else:` may come again
 
 
