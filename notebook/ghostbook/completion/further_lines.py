@@ -71,6 +71,15 @@ class FurtherLines:
     syntax: bool = True
     read_check: bool = True
 
+    @classmethod
+    def around(cls, prefix: str, suffix: str, cell_prefix: str, cell_suffix: str, healed: bytes = b"",
+               syntax: bool = True, read_check: bool = True) -> FurtherLines:
+        """For the cursor between `prefix` and `suffix` (and its cell's parts), with `healed` (the
+        prompt's removed bytes, which end both prefixes) to be spelled by the suggestion."""
+        cut = len(healed.decode("utf-8", "replace"))
+        return cls(prefix[: len(prefix) - cut], suffix, cell_prefix[: len(cell_prefix) - cut], cell_suffix,
+                   syntax, read_check)
+
     def after(self, written: bytes) -> LineRules:
         """The rules for the line after `written` (the suggestion so far, whole lines, healed bytes
         first, no trailing newline): it starts with `LEAD`."""

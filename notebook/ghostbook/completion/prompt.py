@@ -64,14 +64,7 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 and read_check else None
     # line by line only where the suggestion may go past the cursor's line (else `filters` keeps one line)
     multi = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
-    lines = further_lines(ctx, removed, read_check) if beam > 1 and multi else None
+    lines = (FurtherLines.around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, removed,
+                                 read_check=read_check) if beam > 1 and multi else None)
     return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
                                  indent, syntax, reading, lines))
-
-
-def further_lines(ctx: Context, removed: bytes, read_check: bool) -> FurtherLines:
-    """The rules for a suggestion's lines after its first (`completion.further_lines`): the text around
-    the cursor without the `removed` bytes, which the suggestion spells first."""
-    cut = len(removed.decode("utf-8", "replace"))
-    return FurtherLines(ctx.prefix[: len(ctx.prefix) - cut], ctx.suffix, ctx.cell_prefix[: len(ctx.cell_prefix) - cut],
-                        ctx.cell_suffix, read_check=read_check)

@@ -86,13 +86,13 @@ def complete(backend: Backend, index: TokenIndex, prefix: str, suffix: str, max_
     prompt = build_prompt(backend, prefix_ids, backend.encode(suffix), max_new, layout)
     params = GenParams(max_new, frozenset({backend.eot}), removed)
     if beam > 1:
-        cut = prefix[: len(prefix) - len(removed.decode("utf-8", "replace"))]  # the bytes the output spells
         params = replace(
             params, beam=beam, blank_line=not prefix.rsplit("\n", 1)[-1].strip(),
             avoid=repeated_lines(prefix, suffix), indent=indent_rule(prefix),
             syntax=SyntaxFit(prefix, suffix) if syntax else None,
             reading=ReadCheck.around(prefix, suffix, removed) if reading else None,
-            lines=None if single_line else FurtherLines(cut, suffix, cut, suffix, syntax, reading))
+            lines=None if single_line else FurtherLines.around(prefix, suffix, prefix, suffix, removed, syntax,
+                                                                reading))
     state: list[np.ndarray | None] = [None]
     out: list[int] = []
     pieces: list[bytes] = []
