@@ -45,3 +45,58 @@ def test_loaded_outputs_round_trip() -> None:
     raw = [{"output_type": "stream", "name": "stdout", "text": "x\ny\n"},
            {"output_type": "error", "ename": "E", "evalue": "v", "traceback": []}]
     assert CellOutputs.from_json(raw).to_json() == raw
+
+
+# ---- streams as a terminal shows them (issue 14.13) ---------------------------------------------
+
+def stream_text(*chunks: str) -> str:
+    outputs = CellOutputs()
+    for chunk in chunks:
+        outputs.add("stream", {"name": "stderr", "text": chunk})
+    [output] = outputs.to_json()
+    return str(output["text"])
+
+
+def test_a_progress_bar_redrawn_with_carriage_returns_stays_one_line() -> None:
+    bars = [f"\r{i:3d}%|{'#' * (i // 10):<10}| {i}/100" for i in range(0, 101, 5)]
+    assert stream_text(*bars) == "100%|##########| 100/100"
+    assert stream_text(*bars, "\n", "done\n") == "100%|##########| 100/100\ndone\n"
+    # \r and \n split across messages still make one line break
+    assert stream_text("a\r", "\nb\n") == "a\nb\n"
+    assert stream_text("first\r\nsecond\n") == "first\nsecond\n"
+
+
+def test_carriage_return_overwrites_and_backspace_steps_back() -> None:
+    assert stream_text("abcdef\rXY") == "XYcdef"
+    assert stream_text("abc\b\bZ") == "aZc"
+    assert stream_text("12345\b\b\b\b\b\b\b!") == "!2345"
+    assert stream_text("kept\nold line\rnew\n") == "kept\nnew line\n"
+
+
+def test_ansi_erase_line_codes() -> None:
+    assert stream_text("abcdef\r\x1b[Knew") == "new"
+    assert stream_text("abcdef\rab\x1b[0K") == "ab"
+    assert stream_text("abcdef\x1b[2K\rxy") == "xy"
+    assert stream_text("abcdef\b\b\x1b[1K!") == "    !f"
+    assert stream_text("abc\x1b[1Gz") == "zbc"
+    assert stream_text("line 1\x1b[A\nline 2\n") == "line 1\nline 2\n"  # cursor up: dropped
+
+
+def test_colours_take_no_column_and_survive_redraws() -> None:
+    red, reset = "\x1b[31m", "\x1b[0m"
+    assert stream_text(f"{red}50%{reset}\r{red}99%{reset}") == f"{red}{reset}{red}99%{reset}"
+    assert stream_text(f"{red}error{reset}\n") == f"{red}error{reset}\n"
+
+
+def test_redrawn_lines_are_capped_like_any_other() -> None:
+    stream = StreamText("stderr", head_chars=1000, tail_chars=1000)
+    for i in range(100_000):
+        stream.append(f"\r{i}")
+    assert stream.text() == "99999"
+    stream.append("\n" + "x" * 50_000)  # a line without end is let go of, not kept whole
+    assert len(stream.text()) < 25_000
+
+
+def test_loaded_streams_are_shown_as_a_terminal_would() -> None:
+    raw = [{"output_type": "stream", "name": "stderr", "text": ["10%\r", "100%\n"]}]
+    assert CellOutputs.from_json(raw).to_json()[0]["text"] == "100%\n"

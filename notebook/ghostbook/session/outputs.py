@@ -2,13 +2,17 @@
 
 Streams are coalesced per name (stdout/stderr) and capped: the first `head_chars` characters and the
 last `tail_chars` are kept, with a line saying how much was dropped in between, so that printing a
-million lines keeps memory, the browser and the saved file small.
+million lines keeps memory, the browser and the saved file small. The text is what a terminal would
+show (session/terminal.py): a progress bar redrawn with `\\r` stays one line, in the browser and in the
+saved file alike, as in Jupyter.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from ghostbook.session.terminal import TerminalLine, terminal_text
 
 HEAD_CHARS = 20_000
 TAIL_CHARS = 20_000
@@ -26,8 +30,14 @@ class StreamText:
     dropped_lines: int = 0
     head_chars: int = HEAD_CHARS
     tail_chars: int = TAIL_CHARS
+    line: TerminalLine = field(default_factory=TerminalLine)  # the unfinished last line, still redrawn
 
     def append(self, text: str) -> None:
+        done = self.line.write(text)
+        if done:
+            self._append_done(done)
+
+    def _append_done(self, text: str) -> None:
         if len(self.head) < self.head_chars and not self.tail and not self.dropped_chars:
             room = self.head_chars - len(self.head)
             self.head += text[:room]
@@ -57,10 +67,10 @@ class StreamText:
         if len(self.tail) > self.tail_chars:
             self._drop(len(self.tail) - self.tail_chars)
         if not self.dropped_chars:
-            return self.head + self.tail
+            return self.head + self.tail + self.line.text()
         marker = (f"[… {self.dropped_lines:,} lines ({self.dropped_chars:,} characters) of output "
                   f"dropped …]\n")
-        return self.head + marker + self.tail
+        return self.head + marker + self.tail + self.line.text()
 
     def to_json(self) -> dict[str, Any]:
         return {"output_type": "stream", "name": self.name, "text": self.text()}
@@ -90,7 +100,7 @@ class CellOutputs:
             if output.get("output_type") == "stream":
                 text = output.get("text", "")
                 stream = StreamText(str(output.get("name", "stdout")))
-                stream.head = "".join(text) if isinstance(text, list) else str(text)
+                stream.head = terminal_text("".join(text) if isinstance(text, list) else str(text))
                 items.append(stream)
             else:
                 items.append(RichOutput(dict(output)))
