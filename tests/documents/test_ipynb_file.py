@@ -129,3 +129,69 @@ def test_full_disk_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Monkey
         write_atomic(path, "new")
     assert path.read_text() == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["n.ipynb"]
+
+
+@pytest.mark.parametrize("notebook, reason", [
+    ({"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# kept"}], "metadata": {}},
+     "no nbformat version"),
+    ({"cells": [], "metadata": {}, "nbformat": 1, "nbformat_minor": 0}, "version 1"),
+    ({"cells": [], "metadata": {}, "nbformat": "4", "nbformat_minor": 5}, "version '4'"),
+    ({"cells": [], "metadata": {}, "nbformat": 5, "nbformat_minor": 0}, "version 5"),
+    ({"metadata": {}, "nbformat": 4, "nbformat_minor": 5}, "'cells' is a required property"),
+    ({"cells": [{"cell_type": "code", "id": "a", "metadata": {}, "source": 5, "outputs": [],
+                 "execution_count": None}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+     "at cells/0/source"),
+    ({"cells": [{"cell_type": "markdown", "id": "a", "source": "x"}], "metadata": {}, "nbformat": 4,
+      "nbformat_minor": 5}, "'metadata' is a required property"),
+])
+def test_a_file_that_is_not_valid_nbformat_4_is_refused(tmp_path: Path, notebook: dict[str, object],
+                                                        reason: str) -> None:
+    """#14.3: no `nbformat` key was read as version 1 (cells lost); schema errors went unnoticed."""
+    path = tmp_path / "bad.ipynb"
+    write_json(path, notebook)
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    with pytest.raises(NotebookFormatError, match=reason):
+        read_notebook(path)
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_a_schema_error_is_one_short_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.ipynb"
+    huge = {"output_type": "stream", "name": "stdout", "text": "x" * 100_000, "bogus": True}
+    write_json(path, {"cells": [{"cell_type": "code", "id": "a", "metadata": {}, "source": "", "outputs": [huge],
+                                 "execution_count": None}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    with pytest.raises(NotebookFormatError) as caught:
+        read_notebook(path)
+    assert len(str(caught.value)) < 400 and "\n" not in str(caught.value)
+
+
+def test_nbformat_3_is_upgraded_in_memory(tmp_path: Path) -> None:
+    path = tmp_path / "v3.ipynb"
+    write_json(path, {"metadata": {"name": "", "custom": 1}, "nbformat": 3, "nbformat_minor": 0, "worksheets": [
+        {"metadata": {}, "cells": [
+            {"cell_type": "code", "input": "print(1)", "language": "python", "metadata": {}, "outputs": [],
+             "collapsed": False},
+            {"cell_type": "markdown", "source": "# Title", "metadata": {}}]}]})
+    data = NotebookData.from_nbformat("v3.ipynb", read_notebook(path))
+    assert [(c.cell_type, c.source) for c in data.cells] == [("code", "print(1)"), ("markdown", "# Title")]
+    assert data.metadata["custom"] == 1
+    nbformat.validate(nbformat.from_dict(json.loads(tmp_path.joinpath("v3.ipynb").read_text())), version=3)
+
+
+def test_cells_without_ids_in_4_5_are_given_ids(tmp_path: Path) -> None:
+    path = tmp_path / "noid.ipynb"
+    write_json(path, {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "m"}], "metadata": {},
+                      "nbformat": 4, "nbformat_minor": 5})
+    data = NotebookData.from_nbformat("noid.ipynb", read_notebook(path))
+    assert data.cells[0].id and data.cells[0].source == "m"
+
+
+@pytest.mark.parametrize("stem", ["n" * 249, "é" * 124 + "n"])  # 255 bytes with ".ipynb"
+def test_a_notebook_named_with_255_bytes_saves(tmp_path: Path, stem: str) -> None:
+    """#14.12: the temporary file's name (".~NAME.XXXXXXXX.tmp") went past the 255-byte limit."""
+    path = tmp_path / f"{stem}.ipynb"
+    assert len(os.fsencode(path.name)) == 255
+    write_notebook(path, nbformat.v4.new_notebook())
+    write_notebook(path, nbformat.v4.new_notebook())  # over an existing file too
+    assert read_notebook(path).cells == []
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]

@@ -14,17 +14,80 @@ def notebook(text: str) -> dict[str, Any]:
                        "execution_count": None}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
-async def test_saves_shortly_after_the_last_change(tmp_path: Path) -> None:
+def saved_text(path: Path) -> str | None:
+    return "".join(json.loads(path.read_text())["cells"][0]["source"]) if path.exists() else None
+
+
+async def test_saves_shortly_after_the_first_change(tmp_path: Path) -> None:
     path = tmp_path / "n.ipynb"
     state = {"text": "1"}
     statuses: list[str] = []
     saver = Autosaver(path, lambda: notebook(state["text"]), lambda s: statuses.append(s["status"]), delay=0.1)
     saver.mark_dirty()
     state["text"] = "2"
-    saver.mark_dirty()  # debounced: one save with the latest text
+    saver.mark_dirty()  # the changes before the save's turn go into one save, with the latest text
     await asyncio.sleep(0.4)
-    assert json.loads(path.read_text())["cells"][0]["source"] == ["2"]
+    assert saved_text(path) == "2"
     assert statuses == ["dirty", "saving", "saved"]
+
+
+async def test_steady_typing_cannot_starve_the_save(tmp_path: Path) -> None:
+    """#14.2: a change every 50 ms for 1.5 s (the old debounce restarted on each, saving nothing)."""
+    path = tmp_path / "n.ipynb"
+    state = {"text": ""}
+    saver = Autosaver(path, lambda: notebook(state["text"]), lambda s: None, delay=0.2)
+    loop = asyncio.get_running_loop()
+    typed: list[tuple[float, str]] = []
+    late = 0.0
+    for index in range(30):
+        state["text"] += str(index % 10)
+        typed.append((loop.time(), state["text"]))
+        saver.mark_dirty()
+        await asyncio.sleep(0.05)
+        on_disk = saved_text(path) or ""
+        # everything typed more than delay + slack ago is on disk
+        due = [text for at, text in typed if loop.time() - at > 0.45]
+        if due:
+            late = max(late, len(due[-1]) - len(on_disk))
+    assert late == 0
+    await saver.flush()
+    assert saved_text(path) == state["text"]
+
+
+async def test_kernel_changes_never_delay_saving_an_edit(tmp_path: Path) -> None:
+    """#14.2: outputs every 20 ms neither push back an edit's save nor save sooner than their own delay."""
+    path = tmp_path / "n.ipynb"
+    state = {"text": "before"}
+    saver = Autosaver(path, lambda: notebook(state["text"]), lambda s: None, delay=0.2, output_delay=0.6)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while loop.time() - start < 0.4:  # a printing cell alone waits its own, longer delay
+        saver.mark_dirty(by_kernel=True)
+        await asyncio.sleep(0.02)
+    assert not path.exists()
+    state["text"] = "edited"
+    saver.mark_dirty()
+    edited = loop.time()
+    while saved_text(path) != "edited":
+        saver.mark_dirty(by_kernel=True)
+        await asyncio.sleep(0.02)
+        assert loop.time() - edited < 0.35, "the edit waited for the outputs"
+    await saver.flush()
+
+
+async def test_saves_run_one_at_a_time_and_the_latest_wins(tmp_path: Path) -> None:
+    path = tmp_path / "n.ipynb"
+    state = {"text": "1"}
+    saver = Autosaver(path, lambda: notebook(state["text"]), lambda s: None, delay=0.01)
+    saver.mark_dirty()
+    first = asyncio.create_task(saver.save())
+    state["text"] = "2"
+    saver.mark_dirty()
+    second = asyncio.create_task(saver.save())
+    assert await first and await second
+    await asyncio.sleep(0.05)
+    assert saved_text(path) == "2"
+    assert saver.status["status"] == "saved"
 
 
 async def test_a_failed_save_reports_and_keeps_the_document(tmp_path: Path,

@@ -11,31 +11,61 @@ from typing import Any
 import nbformat
 from nbformat.v4.nbjson import JSONWriter
 
+TMP_NAME_BYTES = 200  # of the notebook's name in its temporary file's: ".~" + 200 + ".XXXXXXXX.tmp" < 255
+
 
 class NotebookFormatError(ValueError):
     """The file is not a notebook Ghostbook can open; the file itself is left untouched."""
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """Parse `path` as a v4 notebook (older versions are upgraded in memory)."""
+    """Parse `path` as an nbformat 4 notebook (nbformat 3 is upgraded in memory, as Jupyter does).
+
+    Anything else, or a file its format's schema rejects, raises NotebookFormatError. Nothing here
+    writes: a notebook is written only when it is edited.
+    """
+    name = path.name
     try:
         raw = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise NotebookFormatError(f"{path.name} is not UTF-8 text: {exc}") from None
+        raise NotebookFormatError(f"{name} is not UTF-8 text: {exc}") from None
     if not raw.strip():
         return nbformat.v4.new_notebook()
     try:
-        notebook = nbformat.reads(raw, as_version=4)
-    except (json.JSONDecodeError, nbformat.reader.NotJSONError) as exc:
-        raise NotebookFormatError(f"{path.name} is not valid JSON: {exc}") from None
-    except Exception as exc:  # nbformat raises a zoo of types for structurally broken files
-        raise NotebookFormatError(f"{path.name} is not a valid notebook: {exc}") from None
-    if not isinstance(notebook.get("cells"), list):
-        raise NotebookFormatError(f"{path.name} is not a valid notebook: it has no list of cells")
-    for index, cell in enumerate(notebook.cells):
-        if not isinstance(cell, dict) or cell.get("cell_type") not in ("code", "markdown", "raw"):
-            raise NotebookFormatError(f"{path.name}: cell {index} is malformed")
-    return notebook
+        data = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise NotebookFormatError(f"{name} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise NotebookFormatError(f"{name} is not a valid notebook: it is not a JSON object")
+    if "nbformat" not in data:
+        raise NotebookFormatError(f"{name} is not a valid notebook: it has no nbformat version")
+    major, minor = data["nbformat"], data.get("nbformat_minor", 0)
+    if major not in (3, 4) or type(major) is not int or type(minor) is not int:
+        raise NotebookFormatError(f"{name} has nbformat version {major!r}: only nbformat 4 (or 3) notebooks open")
+    cells = data.get("cells")
+    if major == 4 and minor >= 5 and isinstance(cells, list) and any(
+            isinstance(cell, dict) and "id" not in cell for cell in cells):
+        minor = 4  # cells without ids (some tools write them): checked as 4.4, given ids when read
+    try:
+        error = next(nbformat.validator.iter_validate(data, version=major, version_minor=minor), None)
+    except Exception as exc:  # a schema checker failing on odd input is a broken notebook too
+        error = exc
+    if error is not None:
+        raise NotebookFormatError(f"{name} is not a valid notebook (nbformat {major}): {_brief(error)}")
+    notebook = nbformat.versions[major].to_notebook_json(data)
+    return nbformat.convert(notebook, 4) if major != 4 else notebook
+
+
+def _brief(error: Exception) -> str:
+    """A schema error in one line: what is wrong and where (never the whole offending value)."""
+    where = "/".join(str(part) for part in getattr(error, "absolute_path", ()))
+    message = str(getattr(error, "message", None) or error).splitlines()[0]
+    value = repr(getattr(error, "instance", None))
+    if len(value) > 40 and message.startswith(value):
+        message = "this value" + message[len(value):]
+    if len(message) > 200:
+        message = message[:200] + "…"
+    return f"{message} (at {where})" if where else message
 
 
 def notebook_to_json(notebook: dict[str, Any]) -> str:
@@ -55,7 +85,7 @@ def write_atomic(path: Path, text: str) -> None:
     file is removed and the original is untouched.
     """
     folder = path.parent
-    fd, tmp_name = tempfile.mkstemp(prefix=f".~{path.name}.", suffix=".tmp", dir=folder)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".~{_shortened(path.name)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -75,6 +105,14 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _shortened(name: str, limit: int = TMP_NAME_BYTES) -> str:
+    """`name` cut to at most `limit` bytes (whole characters), so the temporary file's name fits the
+    file system's limit of 255 bytes even when the notebook's own name uses all of it."""
+    while len(os.fsencode(name)) > limit:
+        name = name[:-1]
+    return name
 
 
 def write_notebook(path: Path, notebook: dict[str, Any]) -> None:

@@ -40,10 +40,15 @@ class ExecutionFailedToSend:
 
 @dataclass(frozen=True)
 class KernelChosen:
-    """A kernelspec was chosen and is starting (name and display name for the snapshot)."""
+    """A kernel started (name and display name for the snapshot); `by_user`: the user chose it.
+
+    Only a kernel the user chose changes the document: the one started on opening a notebook
+    just fills in the kernelspec in memory, so opening never rewrites the file.
+    """
 
     name: str
     display_name: str
+    by_user: bool = False
 
 
 Operation = FromClient | FromKernel | ExecutionSent | ExecutionFailedToSend | KernelChosen

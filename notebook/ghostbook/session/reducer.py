@@ -47,7 +47,8 @@ def apply(data: NotebookData, op: Operation) -> list[a.Action]:
         spec = data.metadata.get("kernelspec") or {}
         if spec.get("name") != op.name or spec.get("display_name") != op.display_name:
             data.metadata["kernelspec"] = {**spec, "name": op.name, "display_name": op.display_name}
-            actions.append(a.DocumentChanged())
+            if op.by_user:
+                actions.append(a.DocumentChanged())
         return actions
     raise OperationError(f"unknown operation {op!r}")
 

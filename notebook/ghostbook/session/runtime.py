@@ -129,8 +129,9 @@ class NotebookSession:
                     self._reply(client, p.error_message(str(exc), message.ref))
 
     def apply(self, op: Operation) -> None:
+        by_kernel = isinstance(op, FromKernel)  # outputs and execution state: saved on a slower schedule
         for action in reducer.apply(self.data, op):
-            self._perform(action)
+            self._perform(action, by_kernel)
 
     def _on_kernel_event(self, event: KernelEvent) -> None:
         if not self.closed:
@@ -166,7 +167,7 @@ class NotebookSession:
 
     # ---- actions --------------------------------------------------------------------------------
 
-    def _perform(self, action: a.Action) -> None:
+    def _perform(self, action: a.Action, by_kernel: bool = False) -> None:
         match action:
             case a.Broadcast():
                 self.broadcast(action.message)
@@ -175,14 +176,14 @@ class NotebookSession:
             case a.ExecuteCode():
                 self._execute(action.cell_id, action.code)
             case a.DocumentChanged():
-                self.autosaver.mark_dirty()
+                self.autosaver.mark_dirty(by_kernel)
             case a.InterruptKernel():
                 if self.kernel is not None:
                     self._spawn(self.kernel.interrupt())
             case a.RestartKernel():
                 self._spawn(self._restart_kernel())
             case a.StartKernel():
-                self._spawn(self._start_kernel(action.name))
+                self._spawn(self._start_kernel(action.name, by_user=True))
             case a.SendStdin():
                 if self.kernel is not None:
                     self.kernel.send_stdin(action.value)
@@ -198,7 +199,7 @@ class NotebookSession:
             return
         self.apply(ExecutionSent(cell_id, msg_id))
 
-    async def _start_kernel(self, name: str) -> None:
+    async def _start_kernel(self, name: str, by_user: bool = False) -> None:
         from ghostbook.session.ops import KernelChosen
 
         self._kernel_generation += 1
@@ -224,7 +225,7 @@ class NotebookSession:
                 self.apply(FromKernel(StatusChanged("dead", f"the kernel could not start: {exc}")))
             return
         if self.kernel is kernel:
-            self.apply(KernelChosen(kernel.kernel_name, kernel.display_name))
+            self.apply(KernelChosen(kernel.kernel_name, kernel.display_name, by_user))
 
     async def _restart_kernel(self) -> None:
         if self.kernel is None:
