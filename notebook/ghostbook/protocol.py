@@ -211,7 +211,7 @@ def parse_client_message(raw: str | bytes) -> ClientMessage:
 def _guess_ref(raw: str | bytes) -> str | None:
     try:
         value = json.loads(raw)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # RecursionError: deeply nested arrays or objects
         return None
     ref = value.get("ref") if isinstance(value, dict) else None
     return ref if isinstance(ref, str) and len(ref) <= 64 else None

@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,47 @@ def test_list_create_rename_delete(root: Path) -> None:
     assert (root / folder).is_dir()
     with pytest.raises(ContentsError, match="invalid name"):
         contents.create("", "notebook", "a/b")
+
+
+def test_deleting_a_symlinked_folder_removes_the_link_only(root: Path) -> None:
+    contents = Contents(root)
+    (root / "real").mkdir()
+    (root / "real" / "keep.ipynb").write_text("{}")
+    (root / "link").symlink_to(root / "real", target_is_directory=True)
+    (root / "nb-link.ipynb").symlink_to(root / "real" / "keep.ipynb")
+    contents.delete("link")
+    contents.delete("nb-link.ipynb")
+    assert not os.path.lexists(root / "link") and not os.path.lexists(root / "nb-link.ipynb")
+    assert (root / "real" / "keep.ipynb").read_text() == "{}"
+
+
+def test_renaming_a_symlink_renames_the_link_only(root: Path) -> None:
+    contents = Contents(root)
+    (root / "real").mkdir()
+    (root / "link").symlink_to(root / "real", target_is_directory=True)
+    assert contents.rename("link", "link2") == "link2"
+    assert (root / "link2").is_symlink() and (root / "real").is_dir() and not (root / "real").is_symlink()
+
+
+def test_bad_names_and_paths_give_clear_errors(root: Path) -> None:
+    contents = Contents(root)
+    (root / "loop1").symlink_to(root / "loop2")
+    (root / "loop2").symlink_to(root / "loop1")
+    with pytest.raises(PathError, match="loop"):
+        resolve_in_root(root, "loop1/x.ipynb")
+    assert [e.name for e in contents.list_dir("")] == ["sub"]  # the loop is not listed, not an error
+    long_name = "é" * 128 + ".ipynb"  # 262 bytes: more than a file name may have
+    calls = [lambda: contents.create("", "notebook", long_name), lambda: contents.create("", "directory", "x" * 256),
+             lambda: contents.rename("sub", "x" * 256), lambda: contents.list_dir("x" * 300),
+             lambda: contents.list_dir("/".join(["d" * 200] * 25)), lambda: contents.delete("x" * 300)]
+    for call in calls:
+        with pytest.raises(ContentsError, match="too long"):
+            call()
+    assert contents.create("", "directory", "n" * 255) == "n" * 255  # the limit itself is fine
+    (root / "sub" / "inner").mkdir()
+    with pytest.raises(ContentsError, match="into itself"):
+        contents.rename("sub", "sub/inner/sub")
+    with pytest.raises(ContentsError, match="into itself"):
+        contents.rename("sub", "sub/sub2")
+    with pytest.raises(ContentsError, match="invalid path"):
+        contents.list_dir("\ud800")

@@ -19,9 +19,13 @@ def _error(message: str, status: int = 400) -> JSONResponse:
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
+    # JSON only: a page elsewhere cannot send application/json across origins without a preflight.
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise ContentsError("the request body must be JSON (Content-Type: application/json)")
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ContentsError("the request body is not JSON") from None
     if not isinstance(body, dict):
         raise ContentsError("the request body must be a JSON object")
@@ -63,7 +67,7 @@ async def rename_content(request: Request) -> Response:
     sessions: SessionManager = request.app.state.sessions
     try:
         body = await _json_body(request)
-        old = contents.relative(contents.resolve(_string(body, "path")))
+        old = contents.relative(contents.locate(_string(body, "path")))
         new = contents.rename(old, _string(body, "new_path"))
     except ContentsError as exc:
         return _error(str(exc))
@@ -75,7 +79,7 @@ async def delete_content(request: Request) -> Response:
     contents: Contents = request.app.state.contents
     sessions: SessionManager = request.app.state.sessions
     try:
-        path = contents.relative(contents.resolve(request.query_params.get("path", "")))
+        path = contents.relative(contents.locate(request.query_params.get("path", "")))
         await sessions.deleted(path)
         contents.delete(path)
     except ContentsError as exc:

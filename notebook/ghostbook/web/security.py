@@ -1,19 +1,20 @@
-"""Every request must carry the server's token, come to a loopback Host and (websockets) from our
-own Origin. Pure ASGI middleware in Starlette's style."""
+"""Every request must carry the server's token and come to a loopback Host; websockets and
+state-changing HTTP requests must come from our own Origin. Pure ASGI middleware in Starlette's style."""
 
 from __future__ import annotations
 
 import hmac
-from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ghostbook.web.config import ServerConfig
 
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 def host_name(host_header: str) -> str:
@@ -36,7 +37,7 @@ class SecurityMiddleware:
         problem = self._check_host(headers) or self._check_origin(scope, headers)
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         query_token = (query.get("token") or [None])[0]
-        if problem is None and not self._token_ok(headers, query_token):
+        if problem is None and not self._token_ok(scope, headers, query_token):
             problem = "invalid or missing token: open the URL that ghostbook printed"
         if problem is not None:
             await self._deny(scope, receive, send, problem)
@@ -56,26 +57,35 @@ class SecurityMiddleware:
         return None
 
     def _check_origin(self, scope: Scope, headers: Headers) -> str | None:
-        if scope["type"] != "websocket":
-            return None
+        """Websockets, and HTTP requests that change something, must come from a page of ours.
+
+        Cookies are shared by every port of a host (and SameSite does not separate ports), so without
+        this a page served by any other local app could act with the user's cookie. Browsers send
+        Origin with every websocket and every POST/PUT/PATCH/DELETE; a client without Origin (curl, a
+        script with the token) is let through unless Sec-Fetch-Site says the request crossed sites.
+        """
         origin = headers.get("origin")
-        if origin is None:
-            return "websocket without Origin header"
-        parts = urlsplit(origin)
-        if parts.scheme not in ("http", "https") or parts.netloc.lower() != headers.get("host", "").lower():
-            return f"websocket from a foreign origin: {origin}"
+        if scope["type"] == "websocket":
+            if origin is None:
+                return "websocket without Origin header"
+            return None if self._own_origin(origin, headers) else f"websocket from a foreign origin: {origin}"
+        if scope["method"] in SAFE_METHODS:
+            return None
+        if origin is not None:
+            return None if self._own_origin(origin, headers) else f"request from a foreign origin: {origin}"
+        if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+            return "cross-site request refused"
         return None
 
-    def _token_ok(self, headers: Headers, query_token: str | None) -> bool:
+    @staticmethod
+    def _own_origin(origin: str, headers: Headers) -> bool:
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and parts.netloc.lower() == headers.get("host", "").lower()
+
+    def _token_ok(self, scope: Scope, headers: Headers, query_token: str | None) -> bool:
         expected = self.config.token.encode()
-        candidates = [query_token]
-        cookie = SimpleCookie()
-        try:
-            cookie.load(headers.get("cookie", ""))
-        except Exception:
-            pass
-        if self.config.cookie_name in cookie:
-            candidates.append(cookie[self.config.cookie_name].value)
+        # Starlette's tolerant parser: another app's malformed cookie on this host must not lock us out.
+        candidates = [query_token, HTTPConnection(scope).cookies.get(self.config.cookie_name)]
         auth = headers.get("authorization", "")
         if auth.lower().startswith("token "):
             candidates.append(auth[6:].strip())
@@ -96,7 +106,9 @@ class SecurityMiddleware:
     async def _redirect_with_cookie(self, scope: Scope, query: dict[str, list[str]], receive: Receive,
                                     send: Send) -> None:
         rest = {k: v for k, v in query.items() if k != "token"}
-        target = scope["path"] + (("?" + urlencode(rest, doseq=True)) if rest else "")
+        # Only to a path of this site: "//evil.com/x" or "/\\evil.com" would leave it.
+        path = "/" + scope["path"].lstrip("/\\")
+        target = path + (("?" + urlencode(rest, doseq=True)) if rest else "")
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(self.config.cookie_name, self.config.token, httponly=True, samesite="strict")
         await response(scope, receive, send)

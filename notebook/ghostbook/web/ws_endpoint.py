@@ -24,8 +24,10 @@ async def notebook_socket(websocket: WebSocket) -> None:
     try:
         session = await sessions.open(websocket.query_params.get("path", ""))
     except (ContentsError, NotebookFormatError) as exc:
-        await websocket.send_text(json.dumps(protocol.event("fatal", message=str(exc))))
-        await websocket.close(code=1000)
+        await _fatal(websocket, str(exc))
+        return
+    except OSError as exc:
+        await _fatal(websocket, f"cannot open the notebook: {exc.strerror or exc}")
         return
     client = WebSocketClient(websocket)
     session.add_client(client, websocket.app.state.kernelspecs)
@@ -53,6 +55,11 @@ async def notebook_socket(websocket: WebSocket) -> None:
     finally:
         session.remove_client(client.id)
         await client.aclose()
+
+
+async def _fatal(websocket: WebSocket, message: str) -> None:
+    await websocket.send_text(json.dumps(protocol.event("fatal", message=message)))
+    await websocket.close(code=1000)
 
 
 routes = [WebSocketRoute("/ws", notebook_socket)]
