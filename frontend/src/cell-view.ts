@@ -8,7 +8,7 @@ import { icon } from "./icons";
 import { renderMarkdown } from "./markdown";
 import type { CellModel } from "./notebook-state";
 import { renderOutputs } from "./outputs";
-import type { CellState, CellType, Output } from "./protocol";
+import type { Attachments, CellState, CellType, Output } from "./protocol";
 import type { KeyBinding } from "@codemirror/view";
 
 export type Mode = "command" | "edit";
@@ -41,6 +41,7 @@ export class CellView {
   private readonly stdinHost: HTMLElement;
   private readonly typeSelect: HTMLSelectElement;
   private pendingOutputs: Output[] | null = null;
+  private readonly attachments: Attachments;
   private stdinPending = false;
   type: CellType;
   /** Markdown cells show their rendering instead of the editor while not being edited. */
@@ -59,6 +60,11 @@ export class CellView {
     this.outputList = el("div", { class: "output-list" });
     this.stdinHost = el("div", { class: "stdin-host" });
     this.outputArea = el("div", { class: "cell-output", testid: "cell-output" }, this.outputList, this.stdinHost);
+    this.attachments = model.attachments ?? {};
+    // nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`: collapsed behind a bar that opens them.
+    const jupyter = (model.metadata?.jupyter ?? {}) as Record<string, unknown>;
+    const sourceBar = collapsedBar("source-hidden", "Show the hidden source", () => this.element.classList.remove("source-hidden"));
+    const outputsBar = collapsedBar("outputs-hidden", "Show the hidden outputs", () => this.element.classList.remove("outputs-hidden"));
     this.typeSelect = el(
       "select",
       { class: "cell-type-select", testid: "cell-type-select", title: "Cell type" },
@@ -77,13 +83,15 @@ export class CellView {
       button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1, "code", "edit"), "icon-button"),
       button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
-    const main = el("div", { class: "cell-main" }, tools, this.editorHost, this.rendered, panelHost, this.outputArea);
+    const main = el("div", { class: "cell-main" }, tools, sourceBar, this.editorHost, this.rendered, panelHost, outputsBar, this.outputArea);
     this.element = el(
       "div",
       { class: "cell", testid: "cell", "data-cell-id": id },
       el("div", { class: "cell-side" }, this.prompt),
       main,
     );
+    this.element.classList.toggle("source-hidden", jupyter.source_hidden === true);
+    this.element.classList.toggle("outputs-hidden", jupyter.outputs_hidden === true);
     this.element.addEventListener("mousedown", (event) => {
       if (!this.editorHost.contains(event.target as Node)) host.select(id, "command");
     });
@@ -193,6 +201,7 @@ export class CellView {
 
   private updateOutputVisibility(): void {
     const empty = !this.outputList.childElementCount && !this.stdinPending;
+    if (this.stdinPending) this.element.classList.remove("outputs-hidden"); // the kernel waits on the user
     this.outputArea.classList.toggle("empty", empty);
   }
 
@@ -208,6 +217,7 @@ export class CellView {
 
   /** Show the editor (markdown: leave the rendered view) and focus it. */
   edit(at?: "start" | "end"): void {
+    this.element.classList.remove("source-hidden");
     this.showEditor();
     if (at || !this.editor.hasFocus()) this.editor.focus(at);
   }
@@ -215,7 +225,7 @@ export class CellView {
   renderMarkdown(): void {
     if (this.type !== "markdown") return;
     const source = this.editor.source;
-    this.rendered.innerHTML = source.trim() ? renderMarkdown(source) : "<p class=\"placeholder\">Empty markdown cell</p>";
+    this.rendered.innerHTML = source.trim() ? renderMarkdown(source, this.attachments) : "<p class=\"placeholder\">Empty markdown cell</p>";
     this.isRendered = true;
     this.element.classList.add("rendered");
   }
@@ -265,4 +275,13 @@ export class CellView {
     this.editor.destroy();
     this.element.remove();
   }
+}
+
+/** The thin bar shown in place of a collapsed source or output area; a click opens it. */
+function collapsedBar(testid: string, title: string, open: () => void): HTMLButtonElement {
+  const bar = button("", testid, title, (event) => {
+    event.stopPropagation();
+    open();
+  }, "collapsed-bar");
+  return bar;
 }

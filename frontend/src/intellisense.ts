@@ -53,7 +53,9 @@ function kernelCompletionSource(context: EditorContext) {
     const from = toUtf16(text, reply.cursor_start);
     const to = toUtf16(text, reply.cursor_end);
     const options: Completion[] = reply.matches.map((label, i) => {
-      const kind = reply.types?.[i] ?? null;
+      // The kernel's type for this match (the server drops IPython's "<unknown>"; so does this).
+      const given = reply.types?.[i] ?? null;
+      const kind = given && given !== "<unknown>" ? given : null;
       return { label, type: kind ? (TYPE_MAP[kind] ?? "variable") : undefined, detail: kind ?? undefined };
     });
     return { from, to, options, validFor: /^[\w%]*$/, filter: true };

@@ -1,4 +1,5 @@
 // The notebook toolbar: kernel status and chooser, run/interrupt/restart/clear, save status, help.
+// Restart and Restart & clear ask first, as Jupyter does, unless the user ticked "Don't ask again".
 
 import { button, el } from "./dom";
 import { icon } from "./icons";
@@ -50,7 +51,7 @@ export class KernelBar {
   private requestedKernel: string | null = null;
   private switchStarted = false;
 
-  constructor(title: HTMLElement, actions: ToolbarActions, connection: Connection) {
+  constructor(title: HTMLElement, private readonly actions: ToolbarActions, connection: Connection) {
     this.status = el("span", { class: "kernel-status", testid: "kernel-status", role: "status" }, "starting");
     this.select = el("select", { class: "kernel-select", testid: "kernel-select", title: "Kernel" });
     this.select.addEventListener("change", () => {
@@ -67,7 +68,8 @@ export class KernelBar {
       button("+ Cell", "add-cell", "Add a code cell at the end", () => actions.addCell()),
       button("Run all", "run-all", "Run all cells", () => actions.runAll()),
       button("Interrupt", "interrupt-kernel", "Interrupt the kernel (i i)", () => actions.interrupt()),
-      button("Restart", "restart-kernel", "Restart the kernel (0 0)", () => actions.restart()),
+      button("Restart", "restart-kernel", "Restart the kernel (0 0)", () => this.requestRestart()),
+      button("Restart & clear", "restart-clear-kernel", "Restart the kernel and clear all outputs", () => this.requestRestart(true)),
       button("Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
       button("Save", "save-notebook", "Save (Ctrl+S)", () => actions.save()),
       button(icon("keyboard", 16), "shortcuts-help", "Keyboard shortcuts (h)", () => actions.toggleHelp(), "icon-button"),
@@ -88,6 +90,16 @@ export class KernelBar {
       this.message,
     );
     this.message.hidden = true;
+  }
+
+  /** Restart the kernel (and clear every output) once the user confirms, or at once if they chose
+   * not to be asked again. */
+  requestRestart(clear = false): void {
+    void confirmRestart(clear).then((confirmed) => {
+      if (!confirmed) return;
+      this.actions.restart();
+      if (clear) this.actions.clearOutputs();
+    });
   }
 
   setKernel(kernel: KernelInfo, specs: KernelSpecInfo[]): void {
@@ -135,4 +147,65 @@ export class KernelBar {
     this.connectionStatus.textContent = text;
     this.connectionStatus.dataset.state = state;
   }
+}
+
+/** Where "Don't ask again" for the restart confirmation is remembered (per browser, as Jupyter does per
+ * user setting). */
+export const SKIP_RESTART_CONFIRM = "ghostbook.skipRestartConfirm";
+
+function skipConfirm(): boolean {
+  try {
+    return localStorage.getItem(SKIP_RESTART_CONFIRM) === "true";
+  } catch {
+    return false;
+  }
+}
+
+let openDialog: Promise<boolean> | null = null;
+
+/** Jupyter's "Restart kernel?" dialog; true to go ahead. */
+export function confirmRestart(clear: boolean): Promise<boolean> {
+  if (skipConfirm()) return Promise.resolve(true);
+  if (openDialog) return Promise.resolve(false); // one question at a time
+  const dontAsk = el("input", { type: "checkbox", testid: "dont-ask-again" });
+  const restart = el("button", { class: "button primary", testid: "confirm-restart", value: "restart", autofocus: "" }, "Restart");
+  const dialog = el(
+    "dialog",
+    { class: "confirm-dialog", testid: "restart-dialog", "aria-labelledby": "restart-dialog-title" },
+    el(
+      "form",
+      { method: "dialog" },
+      el("h2", { id: "restart-dialog-title" }, clear ? "Restart kernel and clear all outputs?" : "Restart kernel?"),
+      el("p", {}, "Do you want to restart the kernel? All variables will be lost."),
+      el("label", { class: "dont-ask" }, dontAsk, "Don't ask again"),
+      el(
+        "div",
+        { class: "dialog-buttons" },
+        el("button", { class: "button", testid: "confirm-cancel", value: "cancel" }, "Cancel"),
+        restart,
+      ),
+    ),
+  );
+  // Keys in the dialog are its own, not the notebook's command-mode keys (listened for on document).
+  dialog.addEventListener("keydown", (event) => event.stopPropagation());
+  document.body.appendChild(dialog);
+  openDialog = new Promise<boolean>((resolve) => {
+    dialog.addEventListener("close", () => {
+      const confirmed = dialog.returnValue === "restart";
+      if (confirmed && dontAsk.checked) {
+        try {
+          localStorage.setItem(SKIP_RESTART_CONFIRM, "true");
+        } catch {
+          // storage unavailable: ask again next time
+        }
+      }
+      dialog.remove();
+      openDialog = null;
+      resolve(confirmed);
+    });
+  });
+  dialog.returnValue = "";
+  dialog.showModal();
+  restart.focus();
+  return openDialog;
 }

@@ -1,7 +1,7 @@
 // The client's copy of the notebook: an ordered list of cells kept in step with server events.
 // The server is the source of truth; this only mirrors what it says (plus local render flags).
 
-import type { Cell, CellState, CellType, KernelInfo, KernelSpecInfo, Output, SaveInfo, Snapshot } from "./protocol";
+import type { Attachments, Cell, CellState, CellType, KernelInfo, KernelSpecInfo, Output, SaveInfo, Snapshot } from "./protocol";
 
 export interface CellModel {
   id: string;
@@ -10,6 +10,8 @@ export interface CellModel {
   outputs: Output[];
   executionCount: number | null;
   state: CellState;
+  metadata?: Record<string, unknown>;
+  attachments?: Attachments;
 }
 
 export function cellFromWire(cell: Cell): CellModel {
@@ -20,6 +22,8 @@ export function cellFromWire(cell: Cell): CellModel {
     outputs: cell.outputs ?? [],
     executionCount: cell.execution_count ?? null,
     state: cell.state ?? "idle",
+    metadata: cell.metadata ?? {},
+    attachments: cell.attachments ?? {},
   };
 }
 

@@ -92,7 +92,7 @@ export class NotebookView implements CellHost {
       moveSelected: (delta) => this.selectedId && this.moveCell(this.selectedId, delta),
       run: (how) => this.selectedId && this.run(this.selectedId, how),
       interrupt: () => this.connection.send({ type: "interrupt_kernel" }),
-      restart: () => this.connection.send({ type: "restart_kernel" }),
+      restart: () => this.bar.requestRestart(), // asks first, as the toolbar's button does
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
       closeOverlays: () => {

@@ -88,16 +88,73 @@ function renderMime(mime: string, value: unknown): HTMLElement {
       div.classList.add("markdown-body");
       div.innerHTML = renderMarkdown(joinText(value));
       return div;
-    case "application/json": {
-      const pre = document.createElement("pre");
-      pre.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-      div.appendChild(pre);
+    case "application/json":
+      div.appendChild(jsonTree(value));
       return div;
-    }
     default:
       div.appendChild(textBlock(joinText(value), "output-text"));
       return div;
   }
+}
+
+/** application/json as a collapsible tree (as JupyterLab shows it): the top level open, deeper levels
+ * closed and built only when first opened, so a large document costs nothing until explored. */
+export function jsonTree(value: unknown): HTMLElement {
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value); // older notebooks keep JSON as text
+    } catch {
+      // shown as the string it is
+    }
+  }
+  const root = document.createElement("div");
+  root.className = "json-tree";
+  root.dataset.testid = "json-tree";
+  root.appendChild(jsonNode(null, value, true));
+  return root;
+}
+
+function jsonNode(key: string | null, value: unknown, open = false): HTMLElement {
+  const label = (): DocumentFragment => {
+    const fragment = document.createDocumentFragment();
+    if (key !== null) fragment.append(span("json-key", `${key}: `));
+    return fragment;
+  };
+  if (value === null || typeof value !== "object") {
+    const leaf = document.createElement("div");
+    const kind = value === null ? "null" : typeof value;
+    leaf.append(label(), span(`json-${kind}`, JSON.stringify(value) ?? String(value)));
+    return leaf;
+  }
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item, i) => [String(i), item])
+    : Object.entries(value as Record<string, unknown>);
+  const details = document.createElement("details");
+  details.dataset.testid = "json-node";
+  const summary = document.createElement("summary");
+  const [openBracket, closeBracket] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  const count = Array.isArray(value) ? `${entries.length} items` : `${entries.length} keys`;
+  summary.append(label(), `${openBracket}`, span("json-summary", ` ${count} `), closeBracket);
+  details.appendChild(summary);
+  let built = false;
+  const build = () => {
+    if (built) return;
+    built = true;
+    for (const [childKey, child] of entries) details.appendChild(jsonNode(childKey, child));
+  };
+  details.addEventListener("toggle", () => details.open && build());
+  if (open) {
+    details.open = true;
+    build();
+  }
+  return details;
+}
+
+function span(className: string, text: string): HTMLSpanElement {
+  const element = document.createElement("span");
+  element.className = className;
+  element.textContent = text;
+  return element;
 }
 
 export function renderOutput(output: Output): HTMLElement | null {

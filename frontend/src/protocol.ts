@@ -162,7 +162,11 @@ export interface Cell {
   execution_count: number | null;
   state: CellState;
   metadata: Record<string, unknown>;
+  /** Markdown images referenced as `attachment:NAME`: {NAME: {mime: base64}}. */
+  attachments?: Attachments;
 }
+
+export type Attachments = Record<string, Record<string, string | string[]>>;
 
 export interface KernelInfo {
   status: KernelStatus;

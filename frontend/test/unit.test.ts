@@ -6,6 +6,7 @@ import type { Connection } from "../src/connection";
 import { saveLabel } from "../src/kernel-bar";
 import { NotebookState, type CellModel } from "../src/notebook-state";
 import { toCodePoints, toUtf16 } from "../src/offsets";
+import { attachmentUrl } from "../src/markdown";
 import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
@@ -95,4 +96,13 @@ test("remote edits wait while our own edit of that cell is unacknowledged", () =
   assert.equal(sync.acceptRemote("b"), true);
   sync.acknowledged("a");
   assert.equal(sync.acceptRemote("a"), true);
+});
+
+test("markdown attachments become data: URLs (issue 14.15)", () => {
+  const attachments = { "red dot.png": { "image/png": "iVBO\nRw==" }, "a.svg": { "image/svg+xml": "<svg/>" } };
+  assert.equal(attachmentUrl(attachments, "red dot.png"), "data:image/png;base64,iVBORw==");
+  assert.equal(attachmentUrl(attachments, "red%20dot.png"), "data:image/png;base64,iVBORw==");
+  assert.equal(attachmentUrl(attachments, "a.svg"), "data:image/svg+xml;charset=utf-8,%3Csvg%2F%3E");
+  assert.equal(attachmentUrl(attachments, "missing.png"), null);
+  assert.equal(attachmentUrl({ "t.txt": { "text/plain": "x" } }, "t.txt"), null);
 });

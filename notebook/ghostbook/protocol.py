@@ -224,7 +224,7 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # snapshot      {type, client_id, revision, path, notebook: {cells: [Cell], metadata},
 #                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo}
 #   Cell        {id, cell_type, source, outputs: [nbformat output dict], execution_count: int|null,
-#                state: "idle"|"queued"|"running", metadata}
+#                state: "idle"|"queued"|"running", metadata, attachments: {name: {mime: base64}}}
 #   KernelInfo  {status: "starting"|"idle"|"busy"|"dead"|"restarting", name, display_name,
 #                reason: str|null}
 #   SaveInfo    {status: "saved"|"dirty"|"saving"|"error", message: str|null}

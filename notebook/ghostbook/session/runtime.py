@@ -256,12 +256,11 @@ class NotebookSession:
                 self._reply(client, p.error_message(f"the kernel did not answer: {exc}", message.ref))
                 return
         if isinstance(message, p.Complete):
-            types = [m.get("type") for m in reply.get("metadata", {}).get("_jupyter_types_experimental", [])]
             matches = list(reply.get("matches", []))
             self._reply(client, p.event("complete_reply", ref=message.ref, matches=matches,
                                         cursor_start=reply.get("cursor_start", cursor),
                                         cursor_end=reply.get("cursor_end", cursor),
-                                        types=types if len(types) == len(matches) else [None] * len(matches)))
+                                        types=completion_types(reply, matches)))
         else:
             self._reply(client, p.event("inspect_reply", ref=message.ref, found=bool(reply.get("found")),
                                         data=reply.get("data", {})))
@@ -299,3 +298,16 @@ class NotebookSession:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("session task failed", exc_info=task.exception())
+
+
+def completion_types(reply: dict[str, Any], matches: list[str]) -> list[str | None]:
+    """Each match's type from the kernel's `_jupyter_types_experimental` metadata (matched by text, as
+    the entries may be fewer or in another order); None where the kernel does not know it."""
+    entries = (reply.get("metadata") or {}).get("_jupyter_types_experimental") or []
+    by_text: dict[str, str] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("text"), str):
+            kind = entry.get("type")
+            if isinstance(kind, str) and kind and kind != "<unknown>":
+                by_text.setdefault(entry["text"], kind)
+    return [by_text.get(match) for match in matches]

@@ -54,7 +54,8 @@ class Cell:
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "cell_type": self.cell_type, "source": self.source,
                 "metadata": self.metadata, "outputs": self.outputs.to_json(),
-                "execution_count": self.execution_count, "state": self.state}
+                "execution_count": self.execution_count, "state": self.state,
+                "attachments": self.extra.get("attachments") or {}}
 
 
 @dataclass
