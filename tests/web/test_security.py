@@ -63,6 +63,7 @@ def test_websocket_checks_token_origin_and_host(server: RunningServer) -> None:
     assert (_ws_status(server, "http://evil.example.com", server.token)) == 403
     assert (_ws_status(server, f"http://127.0.0.1:{server.port + 1}", server.token)) == 403
     assert (_ws_status(server, None, server.token)) == 403
+    assert (_ws_status(server, "http://[::1", server.token)) == 403  # malformed, not a 500
     assert (_ws_status(server, "http://evil.example.com", server.token, host="evil.example.com")) == 403
     assert (_ws_status(server, own, server.token)) == 101
 
@@ -112,7 +113,7 @@ def test_state_changing_requests_must_come_from_our_origin(server: RunningServer
     own = f"http://127.0.0.1:{server.port}"
     body = '{"dir": "", "type": "directory", "name": "pwned"}'
     for origin in [f"http://127.0.0.1:{server.port + 1}", f"http://localhost:{server.port}", "null",
-                   "http://evil.example.com"]:
+                   "http://evil.example.com", "http://[::1"]:
         # What a form or a fetch on another local port sends (cookies are shared across ports).
         response = httpx.post(server.base + "/api/contents", content=body,
                               headers={**cookie, "Origin": origin, "Content-Type": "text/plain"})

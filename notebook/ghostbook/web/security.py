@@ -79,7 +79,10 @@ class SecurityMiddleware:
 
     @staticmethod
     def _own_origin(origin: str, headers: Headers) -> bool:
-        parts = urlsplit(origin)
+        try:
+            parts = urlsplit(origin)
+        except ValueError:  # e.g. "http://[::1"
+            return False
         return parts.scheme in ("http", "https") and parts.netloc.lower() == headers.get("host", "").lower()
 
     def _token_ok(self, scope: Scope, headers: Headers, query_token: str | None) -> bool:
