@@ -133,21 +133,28 @@ class KernelAdapter:
         """Send an execute_request and return its msg_id at once."""
         client = self._running_client()
         msg_id: str = client.execute(code, store_history=True, allow_stdin=True, stop_on_error=True)
+        _rearm(client.shell_channel)
         self._runs.add(msg_id)
         return msg_id
 
     def send_stdin(self, value: str) -> None:
         """Answer the pending input_request."""
-        self._running_client().input(value)
+        client = self._running_client()
+        client.input(value)
+        _rearm(client.stdin_channel)
 
     async def complete(self, code: str, cursor_pos: int) -> dict[str, Any]:
         """complete_reply content for `code` at `cursor_pos` (TimeoutError after ~5 s)."""
-        msg_id = self._running_client().complete(code, cursor_pos)
+        client = self._running_client()
+        msg_id = client.complete(code, cursor_pos)
+        _rearm(client.shell_channel)
         return await self._runs.wait_reply(msg_id, REPLY_TIMEOUT)
 
     async def inspect(self, code: str, cursor_pos: int, detail_level: int = 0) -> dict[str, Any]:
         """inspect_reply content for the name at `cursor_pos` (TimeoutError after ~5 s)."""
-        msg_id = self._running_client().inspect(code, cursor_pos, detail_level)
+        client = self._running_client()
+        msg_id = client.inspect(code, cursor_pos, detail_level)
+        _rearm(client.shell_channel)
         return await self._runs.wait_reply(msg_id, REPLY_TIMEOUT)
 
     async def run_silent(
@@ -169,6 +176,7 @@ class KernelAdapter:
             allow_stdin=False,
             stop_on_error=False,
         )
+        _rearm(client.shell_channel)
         return await self._runs.wait_silent(msg_id, timeout)
 
     # -- internals -------------------------------------------------------------------------
@@ -281,6 +289,19 @@ class KernelAdapter:
         self._runs.fail_all(msg)
         self._set_state("dead", msg)
         raise KernelStartError(msg) from exc
+
+
+def _rearm(channel: Any) -> None:
+    """Call after every request sent on `channel`, or a reply can be stranded unread for good.
+
+    jupyter_client's `Session.send` writes through a blocking shadow of the channel's asyncio socket,
+    behind pyzmq's back. A send runs libzmq's pending commands, which consumes the socket's
+    edge-triggered wake-up (ZMQ_FD) for a reply that arrived just then; the asyncio socket never
+    learns of the send, so its reader waits on a file descriptor that will not fire again while that
+    reply sits in the socket. Reading EVENTS through the asyncio socket re-checks and, if a message
+    is waiting, wakes the reader (pyzmq's `_AsyncSocket.get`).
+    """
+    channel.socket.get(zmq.EVENTS)
 
 
 async def _stop(km: AsyncKernelManager, *, now: bool) -> None:

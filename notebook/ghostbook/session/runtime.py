@@ -30,11 +30,12 @@ log = logging.getLogger(__name__)
 
 
 class Client(Protocol):
-    """One connected tab. `send` must not block (it queues)."""
+    """One connected tab. `send` must not block (it queues); a `key` lets a newer message replace
+    a queued, unsent one with the same key (a slow tab then gets only the latest)."""
 
     id: str
 
-    def send(self, text: str) -> None: ...
+    def send(self, text: str, key: str | None = None) -> None: ...
 
 
 class Kernel(Protocol):
@@ -267,10 +268,10 @@ class NotebookSession:
 
     # ---- outgoing -------------------------------------------------------------------------------
 
-    def broadcast(self, message: dict[str, Any]) -> None:
+    def broadcast(self, message: dict[str, Any], key: str | None = None) -> None:
         text = json.dumps(message)
         for client in list(self.clients.values()):
-            client.send(text)
+            client.send(text, key)
 
     def _reply(self, client: Client, message: dict[str, Any]) -> None:
         client.send(json.dumps(message))
@@ -284,7 +285,7 @@ class NotebookSession:
         cell = self.data.find(cell_id)
         if cell is not None:
             self.broadcast(p.event("cell_outputs", revision=self.data.revision, cell_id=cell_id,
-                                   outputs=cell.outputs.to_json()))
+                                   outputs=cell.outputs.to_json()), key=f"cell_outputs:{cell_id}")
 
     def _on_save_status(self, status: dict[str, Any]) -> None:
         self.broadcast(p.event("save_status", save=status))
