@@ -25,7 +25,7 @@ class Tab:
     def __init__(self) -> None:
         self.messages: list[dict[str, object]] = []
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, key: str | None = None) -> None:
         self.messages.append(json.loads(text))
 
 
