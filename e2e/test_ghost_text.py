@@ -159,31 +159,92 @@ def test_typing_through_keeps_the_ghost_without_a_request(server: Server, page: 
         expect(ghost(page)).to_have_count(0)
 
 
+def retype(page: Page, cell, line: str) -> str:  # noqa: ANN001
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")
+    return type_and_settle(page, cell, line)
+
+
 def test_popup_and_ghost_text_together(server: Server, page: Page) -> None:
+    """The popup's entry and a ghost text that proposes another name never show side by side (issue
+    14.16): the ghost text waits while the popup is open; Esc closes the popup and shows it."""
     cell = open_two_cells(server, page, "my_variable_alpha = [1, 2]")
     cells(page).nth(0).get_by_test_id("run-cell").click()
     expect(cells(page).nth(0).get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
     cell.get_by_test_id("cell-editor").locator(".cm-content").click()
     popup = page.get_by_test_id("completion-popup")
+    editor = cell.locator(".cm-editor")
 
-    # Tab takes the ghost text, not the popup's item. (Lines that end in a name the popup completes;
-    # the first one the model has a suggestion for.)
-    line, text = find_suggestion(page, cell, POPUP_LINES)
+    # Lines that end in a name the popup completes; the first one the model has a suggestion for.
+    # The model's words never spell "iable_alpha": held back beside `my_variable_alpha`.
+    line = next((line for line in POPUP_LINES if retype(page, cell, line) == "shown"), None)
+    assert line, "the model suggested nothing after any of the popup lines"
     expect(popup).to_be_visible()
+    expect(editor).to_have_attribute("data-ghost-hidden", "popup")
+    expect(ghost(page)).to_have_count(0)
     before = doc_text(cell)  # the line, and any bracket closed for it
+    page.wait_for_timeout(POPUP_SETTLE_MS)
+    page.keyboard.press("Escape")  # closes the popup only: now the ghost text shows, Tab takes it
+    expect(popup).to_be_hidden()
+    text = wait_ghost_done(page)
     page.keyboard.press("Tab")
     assert doc_text(cell) == line + text + before[len(line) :]
 
     # Enter takes the popup's item (the ghost text goes, as after any edit)
-    page.keyboard.press("Control+a")
-    page.keyboard.press("Delete")
-    assert type_and_settle(page, cell, line) == "shown"  # the same line: the same answer
+    assert retype(page, cell, line) == "shown"  # the same line: the same answer
     expect(popup).to_be_visible()
-    expect(ghost(page)).to_be_visible()
+    expect(ghost(page)).to_have_count(0)
     page.wait_for_timeout(POPUP_SETTLE_MS)
     page.keyboard.press("Enter")
     expect(popup).to_be_hidden()
     assert doc_text(cell) == before.replace("my_var", "my_variable_alpha")
+
+
+def received_suggestions(page: Page) -> dict[str, str]:
+    """ref -> the latest text the server suggested for it (shown or held back), from now on."""
+    texts: dict[str, str] = {}
+
+    def watch(ws: WebSocket) -> None:
+        def on_frame(payload: str | bytes) -> None:
+            if isinstance(payload, str) and '"suggestion"' in payload:
+                message = json.loads(payload)
+                if message.get("type") == "suggestion":
+                    texts[message["ref"]] = message["text"]
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", watch)
+    return texts
+
+
+def test_ghost_text_shows_only_for_the_popups_selected_entry(server: Server, page: Page) -> None:
+    """`np.ar`: the popup selects `arange`; a ghost text `ray` beside it would propose `array`. As the
+    selection moves, the ghost text shows exactly where it spells (a start of) the selected entry."""
+    suggestions = received_suggestions(page)
+    cell = open_two_cells(server, page, "import numpy as np")
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    expect(cells(page).nth(0).get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
+    cell.get_by_test_id("cell-editor").locator(".cm-content").click()
+    popup = page.get_by_test_id("completion-popup")
+    lines = ["for x in np.ar", "total = sum(np.ar", "y = np.ar"]
+    line = next((line for line in lines if retype(page, cell, line) == "shown"), None)
+    assert line, "the model suggested nothing after any of the np.ar lines"
+    expect(popup).to_be_visible()
+    ref = (cell.locator(".cm-editor").get_attribute("data-ghost-last") or "").split()[0]
+    text = suggestions[ref]
+    word = "ar"
+    seen = {True: 0, False: 0}
+    for _ in range(6):
+        page.wait_for_timeout(POPUP_SETTLE_MS)
+        label = popup.locator("li[aria-selected=true] .cm-completionLabel").text_content() or ""
+        fits = (word + text).startswith(label) or label.startswith(word + text)
+        seen[fits] += 1
+        if fits:
+            expect(ghost(page)).to_have_text(text)
+        else:
+            expect(ghost(page)).to_have_count(0)
+        page.keyboard.press("ArrowDown")
+    assert seen[False], (text, seen)  # the case of the issue came up
 
 
 def test_no_automatic_ghost_text_in_an_empty_cell(server: Server, page: Page) -> None:

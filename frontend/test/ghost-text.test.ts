@@ -6,10 +6,12 @@ import {
   autoSkipReason,
   debounceDelay,
   type GateInput,
+  ghostFitsCompletion,
   nextLine,
   nextWord,
   remainder,
   typesThrough,
+  wordBefore,
 } from "../src/ghost-text/logic";
 import { modelStatusText, statsText } from "../src/ghost-text/labels";
 
@@ -120,4 +122,17 @@ test("settings panel: model status and stats wording", () => {
   );
   assert.match(statsText({ ...stats, shown: 0, acceptance_rate: null, p50_ms: null, p95_ms: null }), /acceptance – · p50 –/);
   assert.equal(statsText(null), "no suggestions yet");
+});
+
+test("ghost text beside the popup: only when it agrees with the selected entry (issue 14.16)", () => {
+  assert.equal(wordBefore("x = np.ar"), "ar");
+  assert.equal(wordBefore("%ti"), "%ti");
+  assert.equal(wordBefore("np."), "");
+  assert.equal(ghostFitsCompletion("ar", "ray", "arange"), false); // np.ar: popup arange, ghost ray
+  assert.equal(ghostFitsCompletion("ar", "ray([1, 2])", "array"), true);
+  assert.equal(ghostFitsCompletion("ar", "ange(10)", "arange"), true);
+  assert.equal(ghostFitsCompletion("ar", "r", "array"), true); // a start of the entry
+  assert.equal(ghostFitsCompletion("ar", "ray(", "array_equal"), false);
+  assert.equal(ghostFitsCompletion("", "abs(x)", "abs"), true);
+  assert.equal(ghostFitsCompletion("my_var", " width", "my_variable_alpha"), false);
 });

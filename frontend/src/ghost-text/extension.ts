@@ -7,14 +7,42 @@
 // starts the timer for the next suggestion. Keys (Prec.highest, after the popup's):
 // Tab accepts all, Ctrl+→ the next word, Ctrl+↓ the next line, Esc dismisses (a second Esc then
 // reaches the notebook: command mode). Without ghost text each key does what it did before.
+// While the intellisense popup is open, the ghost text shows only if it agrees with the popup's
+// selected entry (issue 14.16): never one name in grey beside another in the popup.
 
-import { Annotation, type Extension, Prec, StateEffect, StateField, Transaction } from "@codemirror/state";
-import { Decoration, EditorView, keymap, ViewPlugin, type ViewUpdate, WidgetType } from "@codemirror/view";
+import { completionStatus, selectedCompletion } from "@codemirror/autocomplete";
+import {
+  Annotation,
+  type EditorState,
+  type Extension,
+  Prec,
+  StateEffect,
+  StateField,
+  Transaction,
+} from "@codemirror/state";
+import {
+  Decoration,
+  type DecorationSet,
+  EditorView,
+  keymap,
+  ViewPlugin,
+  type ViewUpdate,
+  WidgetType,
+} from "@codemirror/view";
 import { type EditorContext, registerEditorExtension, remoteChange } from "../editor";
 import { toCodePoints } from "../offsets";
 import type { ServerMessage } from "../protocol";
 import { showToast } from "../toast";
-import { autoSkipReason, debounceDelay, nextLine, nextWord, remainder, typesThrough } from "./logic";
+import {
+  autoSkipReason,
+  debounceDelay,
+  ghostFitsCompletion,
+  nextLine,
+  nextWord,
+  remainder,
+  typesThrough,
+  wordBefore,
+} from "./logic";
 import { nextRef, storeFor } from "./store";
 
 /** The suggestion on screen: the server's text so far for `ref`, of which `typed` is now in the doc. */
@@ -87,14 +115,42 @@ const ghostField = StateField.define<Ghost | null>({
     // Anything else that edits or moves the cursor drops it (our own edits carry a setGhost).
     return tr.docChanged || tr.selection ? null : value;
   },
-  provide: (field) =>
-    EditorView.decorations.from(field, (ghost) => {
-      const text = ghost ? shownText(ghost) : "";
-      if (!ghost || !text) return Decoration.none;
-      const widget = Decoration.widget({ widget: new GhostWidget(text, ghost.ref, ghost.done, ghost.latency), side: 1 });
-      return Decoration.set([widget.range(shownAt(ghost))]);
-    }),
 });
+
+/** The ghost text to draw: none while the intellisense popup's selected entry proposes another name. */
+function visibleGhost(state: EditorState): Ghost | null {
+  const ghost = state.field(ghostField);
+  if (!ghost || !shownText(ghost) || completionStatus(state) !== "active") return ghost;
+  const selected = selectedCompletion(state);
+  if (!selected) return ghost;
+  const at = shownAt(ghost);
+  const word = wordBefore(state.doc.sliceString(state.doc.lineAt(at).from, at));
+  return ghostFitsCompletion(word, shownText(ghost), selected.label) ? ghost : null;
+}
+
+function ghostDecorations(view: EditorView): DecorationSet {
+  const ghost = visibleGhost(view.state);
+  const text = ghost ? shownText(ghost) : "";
+  // Tests and tools can tell a ghost text held back by the popup from none at all.
+  if (ghost || !view.state.field(ghostField)) delete view.dom.dataset.ghostHidden;
+  else view.dom.dataset.ghostHidden = "popup";
+  if (!ghost || !text) return Decoration.none;
+  const widget = Decoration.widget({ widget: new GhostWidget(text, ghost.ref, ghost.done, ghost.latency), side: 1 });
+  return Decoration.set([widget.range(shownAt(ghost))]);
+}
+
+const ghostDrawing = ViewPlugin.fromClass(
+  class {
+    decorations: DecorationSet;
+    constructor(view: EditorView) {
+      this.decorations = ghostDecorations(view);
+    }
+    update(update: ViewUpdate): void {
+      this.decorations = ghostDecorations(update.view);
+    }
+  },
+  { decorations: (plugin) => plugin.decorations },
+);
 
 interface Request {
   ref: string;
@@ -165,7 +221,9 @@ class GhostController {
 
   /** Esc: drop the ghost text (taking the key), or just stop a pending request (not taking it). */
   dismiss(): boolean {
-    const visible = this.view.state.field(ghostField) !== null;
+    const ghost = this.view.state.field(ghostField);
+    if (ghost && !visibleGhost(this.view.state)) return false; // held back by the popup: Esc is the popup's
+    const visible = ghost !== null;
     this.cancel();
     if (visible) this.view.dispatch({ effects: setGhost.of(null) });
     return visible;
@@ -173,7 +231,7 @@ class GhostController {
 
   /** Insert `pick(rest)` of the ghost text; the remainder stays visible. */
   accept(pick: (rest: string) => string): boolean {
-    const ghost = this.view.state.field(ghostField);
+    const ghost = visibleGhost(this.view.state);
     const rest = ghost ? shownText(ghost) : "";
     if (!ghost || !rest) return false;
     const chunk = pick(rest) || rest;
@@ -336,6 +394,7 @@ function ghostText(context: EditorContext): Extension {
   };
   return [
     ghostField,
+    ghostDrawing,
     plugin,
     ghostTheme,
     Prec.highest(

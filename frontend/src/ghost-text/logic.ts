@@ -79,3 +79,16 @@ export function nextLine(ghost: string): string {
   const second = ghost.indexOf("\n", 1);
   return second < 0 ? ghost : ghost.slice(0, second);
 }
+
+/** The word the intellisense popup completes: identifier characters (and `%`) before the cursor. */
+export function wordBefore(lineBefore: string): string {
+  return /[\w%]*$/.exec(lineBefore)?.[0] ?? "";
+}
+
+/** True when ghost text agrees with the popup's selected entry `label`: the word before the cursor
+ * plus the ghost text spells that entry and perhaps goes on (`np.ar` + `ray(…)` for `array`), or is
+ * a start of it. Otherwise the ghost text would propose one name beside a popup proposing another. */
+export function ghostFitsCompletion(word: string, ghost: string, label: string): boolean {
+  const after = word + ghost;
+  return after.startsWith(label) || label.startsWith(after);
+}
