@@ -152,9 +152,9 @@ def test_attachments_collapsed_cells_and_json_outputs(server: Server, page: Page
     tree = cells(page).nth(3).get_by_test_id("json-tree")
     expect(tree).to_contain_text("name: \"ghost\"")
     expect(tree).to_contain_text("sizes: [ 3 items ]")
-    deep = tree.get_by_text("deep: { 1 keys }")
+    deep = tree.get_by_text("deep: { 1 key }")
     expect(deep).to_be_hidden()  # a closed level: not built until opened
-    tree.get_by_text("nested: { 1 keys }").click()
+    tree.get_by_text("nested: { 1 key }").click()
     deep.click()
     expect(tree.get_by_text("value: true")).to_be_visible()
     assert not page.js_errors  # type: ignore[attr-defined]

@@ -76,6 +76,7 @@ def test_kernel_death_is_reported_and_restart_recovers(server: Server, page: Pag
     expect(page.get_by_test_id("toast").last).to_contain_text("kernel")
 
     page.get_by_test_id("restart-kernel").click()
+    page.get_by_test_id("confirm-restart").click()  # Restart asks first (issue 14.14)
     wait_idle(page)
     expect(page.get_by_test_id("kernel-message")).to_be_hidden()
     later = cells(page).nth(1)

@@ -88,6 +88,7 @@ def test_user_story(server: Server, page: Page) -> None:
 
     # restart: the execution count starts again
     page.get_by_test_id("restart-kernel").click()
+    page.get_by_test_id("confirm-restart").click()  # Restart asks first (issue 14.14)
     wait_idle(page)
     last = cells(page).nth(5)
     set_cell_source(page, last, "print(6 * 7)")

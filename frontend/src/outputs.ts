@@ -133,7 +133,8 @@ function jsonNode(key: string | null, value: unknown, open = false): HTMLElement
   details.dataset.testid = "json-node";
   const summary = document.createElement("summary");
   const [openBracket, closeBracket] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  const count = Array.isArray(value) ? `${entries.length} items` : `${entries.length} keys`;
+  const noun = Array.isArray(value) ? "item" : "key";
+  const count = `${entries.length} ${noun}${entries.length === 1 ? "" : "s"}`;
   summary.append(label(), `${openBracket}`, span("json-summary", ` ${count} `), closeBracket);
   details.appendChild(summary);
   let built = false;
