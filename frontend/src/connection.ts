@@ -1,5 +1,6 @@
 // One websocket per open notebook: sends client messages, matches replies to requests by `ref`,
-// and reconnects with backoff (each reconnect starts with a fresh snapshot from the server).
+// and reconnects with backoff (each reconnect starts with a fresh snapshot from the server; what was
+// typed meanwhile is kept by SourceSync and rebased on it).
 
 import type { ClientMessage, ReplyMessage, ServerMessage } from "./protocol";
 
@@ -31,7 +32,10 @@ export class Connection {
   constructor(
     private readonly url: string,
     private readonly handlers: ConnectionHandlers,
-  ) {}
+  ) {
+    // The network is back (laptop woke up, Wi-Fi returned): do not wait for the backoff.
+    if (typeof window !== "undefined") window.addEventListener("online", () => this.reconnectNow());
+  }
 
   static forNotebook(path: string, handlers: ConnectionHandlers): Connection {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -104,6 +108,15 @@ export class Connection {
         this.pending.delete(ref);
       }
     });
+  }
+
+  /** Reconnect at once if the socket is down (the backoff starts over). */
+  reconnectNow(): void {
+    if (this.fatal || this.socket) return;
+    if (this.reconnectTimer !== null) window.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    this.attempt = 0;
+    this.open();
   }
 
   close(): void {

@@ -146,6 +146,15 @@ export class KernelBar {
     const text = { connecting: "connecting…", open: "connected", closed: "disconnected", fatal: "closed" }[state];
     this.connectionStatus.textContent = text;
     this.connectionStatus.dataset.state = state;
+    if (state === "closed" || state === "fatal") {
+      // The last status heard may no longer hold: do not keep saying "idle" (the snapshot of the
+      // next connection sets the real one).
+      this.status.textContent = "no connection";
+      this.status.title = "The server cannot be reached: the kernel's state is unknown";
+      this.element.dataset.kernelStatus = "unknown";
+    } else {
+      this.status.title = "";
+    }
   }
 }
 

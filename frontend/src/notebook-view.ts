@@ -40,6 +40,7 @@ export class NotebookView implements CellHost {
   /** Cell copied with c or cut with x (command mode), pasted with v / Shift+V. */
   private clipboard: { type: CellType; source: string } | null = null;
   private readonly sources: SourceSync;
+  private readonly offlineBanner: HTMLElement;
   private loaded = false;
 
   constructor(
@@ -68,6 +69,8 @@ export class NotebookView implements CellHost {
       toggleHelp: () => this.help.toggle(),
       addCell: () => this.insertAt(this.state.cells.length, "code", "edit"),
     }, this.connection);
+    this.offlineBanner = this.buildOfflineBanner();
+    this.bar.element.append(this.offlineBanner); // in the sticky toolbar: seen wherever one scrolls
     this.list = el("main", { class: "cells", testid: "cells" });
     const addEnd = el("button", { class: "add-end", testid: "add-cell-end", type: "button" }, "+ Code cell");
     addEnd.addEventListener("click", () => this.insertAt(this.state.cells.length, "code", "edit"));
@@ -117,6 +120,7 @@ export class NotebookView implements CellHost {
       case "cell_inserted": {
         const model = cellFromWire(message.cell);
         if (this.views.has(model.id)) return;
+        this.sources.serverSource(model.id, model.source);
         const at = this.state.insert(message.index, model);
         const view = new CellView(model.id, model, this);
         this.views.set(model.id, view);
@@ -142,9 +146,10 @@ export class NotebookView implements CellHost {
       }
       case "source_set": {
         if (message.origin === this.state.clientId) {
-          this.sources.acknowledged(message.cell_id);
+          this.sources.acknowledged(message.cell_id, message.source);
           return;
         }
+        this.sources.serverSource(message.cell_id, message.source);
         if (!this.sources.acceptRemote(message.cell_id)) return;
         const model = this.state.get(message.cell_id);
         if (!model) return;
@@ -203,27 +208,50 @@ export class NotebookView implements CellHost {
     if ("revision" in message && typeof message.revision === "number") this.state.revision = message.revision;
   }
 
+  /** The server's whole state (on connect and every reconnect). Edits typed while disconnected are
+   * rebased on it and sent; cell views that survive keep their editor (focus, cursor, undo). */
   private loadSnapshot(snapshot: Snapshot): void {
     const keepSelected = this.selectedId;
     const keepMode = this.mode;
-    for (const view of this.views.values()) view.destroy();
-    this.views.clear();
-    this.sources.reset();
+    const local = (id: string): string | undefined => this.views.get(id)?.editor.source;
+    const { rebased, missing } = this.sources.resync(snapshot.notebook.cells, local);
+    const orphans = missing.map((id) => ({ index: this.state.indexOf(id), type: this.views.get(id)!.type, source: local(id)! }));
     this.state.load(snapshot);
-    const fragment = document.createDocumentFragment();
+    const old = new Map(this.views);
+    this.views.clear();
     for (const model of this.state.cells) {
-      const view = new CellView(model.id, model, this);
-      this.views.set(model.id, view);
-      fragment.appendChild(view.element);
+      model.source = rebased.get(model.id) ?? model.source;
+      const view = old.get(model.id);
+      if (view && view.type === model.type) {
+        old.delete(model.id);
+        view.setRemoteSource(model.source);
+        view.setState(model.state, model.executionCount);
+        view.setOutputs(model.outputs, true);
+        this.views.set(model.id, view);
+      } else {
+        this.views.set(model.id, new CellView(model.id, model, this));
+      }
     }
-    this.list.replaceChildren(fragment);
+    for (const view of old.values()) view.destroy();
+    const elements = this.state.cells.map((model) => this.views.get(model.id)!.element);
+    const children = this.list.children;
+    if (elements.length !== children.length || elements.some((element, i) => children[i] !== element)) {
+      this.list.replaceChildren(...elements);
+    }
     this.bar.setKernel(snapshot.kernel, snapshot.kernelspecs);
     this.bar.setSave(snapshot.save);
-    this.selectedId = null;
+    if (keepSelected && !this.views.has(keepSelected)) this.selectedId = null;
     const target = keepSelected && this.views.has(keepSelected) ? keepSelected : this.state.cells[0]?.id;
     if (target) this.select(target, keepSelected === target && this.loaded ? keepMode : "command");
     this.loaded = true;
     this.root.dataset.loaded = "true";
+    this.showConnection();
+    for (const orphan of orphans) {
+      // Another tab deleted a cell typed into while disconnected: bring it back with our text.
+      const index = orphan.index === -1 ? this.state.cells.length : orphan.index;
+      this.connection.send({ type: "insert_cell", index, cell_type: orphan.type, cell_id: newCellId(), source: orphan.source });
+    }
+    if (orphans.length) showToast("A cell you edited while disconnected had been deleted: it was added back with your text");
   }
 
   private removeCells(ids: string[]): void {
@@ -259,11 +287,32 @@ export class NotebookView implements CellHost {
 
   private onConnection(state: ConnectionState): void {
     this.bar.setConnection(state);
-    const offline = state === "closed" || state === "fatal";
+    // Typing goes on while disconnected: SourceSync keeps the edits until the next snapshot.
+    if (state === "closed" || state === "fatal") this.sources.disconnected();
+    if (state === "fatal") for (const view of this.views.values()) view.editor.setReadOnly(true);
+    this.showConnection();
+  }
+
+  /** Say plainly when the server is out of reach (from the socket's close until the next snapshot). */
+  private showConnection(): void {
+    const offline = this.loaded && !this.sources.isOnline && this.connection.state !== "fatal";
     this.root.classList.toggle("disconnected", offline);
-    // Edits typed while offline would be lost to the fresh snapshot: do not accept them.
-    for (const view of this.views.values()) view.editor.setReadOnly(offline);
-    if (state === "closed") this.sources.reset();
+    this.offlineBanner.hidden = !offline;
+  }
+
+  private buildOfflineBanner(): HTMLElement {
+    const retry = el("button", { type: "button", class: "offline-retry", testid: "reconnect-now" }, "Reconnect now");
+    retry.addEventListener("mousedown", (event) => event.preventDefault()); // the editor keeps the focus
+    retry.addEventListener("click", () => this.connection.reconnectNow());
+    const banner = el(
+      "div",
+      { class: "offline-banner", testid: "offline-banner", role: "alert" },
+      el("strong", {}, "Disconnected from the server."),
+      el("span", {}, " Reconnecting… Keep typing: your edits are kept here and sent when the connection is back. Cells cannot run until then."),
+      retry,
+    );
+    banner.hidden = true;
+    return banner;
   }
 
   // ---- actions (CellHost) ---------------------------------------------------------------------
@@ -322,7 +371,9 @@ export class NotebookView implements CellHost {
     const view = this.views.get(id);
     if (!view) return;
     if (view.type === "markdown") view.renderMarkdown();
-    else if (view.type === "code") this.connection.send({ type: "execute_cells", cell_ids: [id] });
+    else if (view.type === "code" && !this.connection.send({ type: "execute_cells", cell_ids: [id] })) {
+      showToast("Not connected: the cell did not run");
+    }
     else this.sources.flush();
     const index = this.state.indexOf(id);
     if (how === "stay") this.select(id, "command");
@@ -375,6 +426,7 @@ export class NotebookView implements CellHost {
     const model = this.state.get(id);
     if (model) model.source = source;
     this.sources.changed(id, source);
+    if (!this.sources.isOnline) this.bar.setSave({ status: "dirty", message: null }); // kept here, not saved yet
   }
 
   save(): void {

@@ -11,6 +11,7 @@ import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
 import "./ghost-text.test";
+import "./source-sync.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";
@@ -94,7 +95,7 @@ test("remote edits wait while our own edit of that cell is unacknowledged", () =
   sync.flush();
   assert.equal(sync.acceptRemote("a"), false); // the server will apply ours after theirs
   assert.equal(sync.acceptRemote("b"), true);
-  sync.acknowledged("a");
+  sync.acknowledged("a", "mine");
   assert.equal(sync.acceptRemote("a"), true);
 });
 
