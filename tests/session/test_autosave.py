@@ -2,6 +2,7 @@ import asyncio
 import errno
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,24 @@ async def test_an_unexpected_error_does_not_leave_it_saving(tmp_path: Path) -> N
     saver = Autosaver(tmp_path / "n.ipynb", broken, statuses.append)
     assert await saver.save() is False
     assert statuses[-1] == {"status": "error", "message": "cannot serialise"}
+
+
+async def test_a_notebook_slow_to_serialise_is_saved_less_often(tmp_path: Path) -> None:
+    """Saving holds the event loop while it serialises: a big notebook waits twice that long between saves."""
+    path = tmp_path / "n.ipynb"
+    writes: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    def slow_snapshot() -> dict[str, Any]:
+        writes.append(loop.time())
+        time.sleep(0.1)  # as serialising a notebook of tens of MB does
+        return notebook("big")
+
+    saver = Autosaver(path, slow_snapshot, lambda s: None, delay=0.02)
+    start = loop.time()
+    while loop.time() - start < 1.2:
+        saver.mark_dirty()
+        await asyncio.sleep(0.01)
+    gaps = [b - a for a, b in zip(writes, writes[1:], strict=False)]
+    assert gaps and min(gaps) >= 0.2 + 0.1 - 0.02
+    await saver.flush()
