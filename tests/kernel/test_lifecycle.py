@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -54,8 +55,9 @@ async def test_death_by_exit_code_then_restart(fresh: Fresh) -> None:
     adapter, rec = fresh
     msg_id = adapter.execute("import os; os._exit(1)")
     dead = await rec.state("dead", seconds=10)
-    assert dead.reason is not None and "code 1" in dead.reason
-    assert (await rec.finished(msg_id)).status == "dead"
+    assert dead.reason == "exited with code 1"
+    finished = await rec.finished(msg_id)
+    assert finished.status == "dead" and finished.reason == "The kernel died: exited with code 1"
     with pytest.raises(KernelNotRunning):
         adapter.execute("1")
     await adapter.restart()
@@ -76,6 +78,66 @@ async def test_death_by_sigkill_noticed_while_idle(fresh: Fresh) -> None:
     await adapter.restart()
     assert adapter.kernel_pid != pid
     await assert_works(adapter, rec)
+
+
+async def test_death_of_a_running_cell_says_what_happened(fresh: Fresh) -> None:
+    adapter, rec = fresh
+    msg_id = adapter.execute("import time; time.sleep(60)")
+    await rec.wait_for(lambda e: isinstance(e, ExecutionStarted) and e.msg_id == msg_id)
+    pid = adapter.kernel_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    finished = await rec.finished(msg_id, seconds=5)
+    assert finished.status == "dead"
+    assert finished.reason is not None and finished.reason.startswith("The kernel died: killed by signal 9 (SIGKILL)")
+    with pytest.raises(KernelNotRunning, match="not ready"):  # no traceback, a clear refusal
+        await adapter.interrupt()
+
+
+async def wait_for_process(adapter: KernelAdapter) -> int:
+    """The pid of a kernel that is still starting (launched, not yet answering)."""
+    async with asyncio.timeout(30):
+        while (pid := adapter.kernel_pid) is None:  # noqa: ASYNC110 (nothing to wait on: the process appears)
+            await asyncio.sleep(0.005)
+    assert adapter.state == "starting"
+    return pid
+
+
+async def test_interrupt_while_starting_is_refused_and_spares_the_kernel() -> None:
+    rec = Recorder()
+    adapter = KernelAdapter(rec)
+    starting = asyncio.create_task(adapter.start())
+    try:
+        await wait_for_process(adapter)
+        with pytest.raises(KernelNotRunning, match="starting"):
+            await adapter.interrupt()  # a SIGINT now would kill the kernel before it is ready
+        await starting
+        assert adapter.state == "idle"
+        await assert_works(adapter, rec)
+        await adapter.interrupt()  # ready now: allowed, and harmless while idle
+        await asyncio.sleep(0.5)
+        await assert_works(adapter, rec)
+    finally:
+        starting.cancel()
+        await adapter.shutdown()
+
+
+async def test_restart_brings_back_a_kernel_that_died_while_starting() -> None:
+    rec = Recorder()
+    adapter = KernelAdapter(rec)
+    starting = asyncio.create_task(adapter.start())
+    try:
+        os.kill(await wait_for_process(adapter), signal.SIGINT)  # what Interrupt used to do
+        with pytest.raises(KernelStartError, match="failed to start"):
+            await starting
+        assert adapter.state == "dead"
+        await adapter.restart()
+        assert adapter.state == "idle"
+        await assert_works(adapter, rec)
+        await adapter.restart()  # and a plain restart still works afterwards
+        await assert_works(adapter, rec)
+    finally:
+        await adapter.shutdown()
 
 
 async def test_shutdown_is_idempotent_and_leaves_nothing(fresh: Fresh) -> None:

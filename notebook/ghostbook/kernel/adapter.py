@@ -22,7 +22,7 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
 
-from .death import describe_exit
+from .death import death_reason, describe_exit
 from .errors import KernelNotRunning, KernelStartError
 from .events import KernelEvent, KernelState, StatusChanged, StdinRequested
 from .runs import RunTracker
@@ -75,29 +75,17 @@ class KernelAdapter:
         async with self._lifecycle:
             if self._km is not None or self._closed:
                 raise RuntimeError("KernelAdapter.start() may be called only once")
-            self.state = "starting"
-            self._emit(StatusChanged("starting"))
-            ksm = KernelSpecManager()
-            try:
-                spec = ksm.get_kernel_spec(self.kernel_name)
-            except NoSuchKernel as exc:
-                known = ", ".join(sorted(ksm.find_kernel_specs())) or "none"
-                msg = f"Unknown kernel {self.kernel_name!r} (installed: {known})"
-                self._set_state("dead", msg)
-                raise KernelStartError(msg) from exc
-            self.display_name = spec.display_name
-            self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
-            try:
-                await self._km.start_kernel(cwd=self._cwd)
-                await self._connect()
-            except Exception as exc:
-                await self._fail_start(f"The kernel {self.display_name!r} failed to start", exc)
+            await self._launch()
 
     async def restart(self) -> None:
-        """Restart the kernel (also after it died); pending executions finish as `dead`."""
+        """Restart the kernel, also after it died or failed to start; pending executions finish as `dead`."""
         async with self._lifecycle:
-            if self._km is None or self._closed:
-                raise KernelNotRunning("The kernel was not started")
+            if self._closed:
+                raise KernelNotRunning("The kernel was shut down")
+            if self._km is None:  # its start failed (or it was never started): start it afresh
+                self._runs.fail_all("The kernel was restarted")
+                await self._launch()
+                return
             self._set_state("restarting")
             await self._disconnect()
             self._runs.fail_all("The kernel was restarted")
@@ -122,9 +110,13 @@ class KernelAdapter:
                 self._set_state("dead", "The kernel was shut down")
 
     async def interrupt(self) -> None:
-        """Interrupt the running execution (SIGINT or interrupt_request, as the kernelspec says)."""
-        if self._km is None or self.state in ("dead", "restarting") or self._closed:
-            raise KernelNotRunning("The kernel is not running")
+        """Interrupt the running execution (SIGINT or interrupt_request, as the kernelspec says).
+
+        Refused (KernelNotRunning) unless the kernel is ready: a kernel still starting has not set
+        up its SIGINT handling yet, and the signal would kill it.
+        """
+        if self._km is None or self._closed or self.state not in ("idle", "busy"):
+            raise KernelNotRunning(f"The kernel is not ready to be interrupted (state: {self.state})")
         await self._km.interrupt_kernel()
 
     # -- requests --------------------------------------------------------------------------
@@ -202,6 +194,26 @@ class KernelAdapter:
         if state in ("busy", "idle") and self.state in ("busy", "idle"):
             self._set_state(state)  # type: ignore[arg-type]
 
+    async def _launch(self) -> None:
+        """Start a kernel process for `kernel_name` and connect to it (the lifecycle lock is held)."""
+        self.state = "starting"
+        self._emit(StatusChanged("starting"))
+        ksm = KernelSpecManager()
+        try:
+            spec = ksm.get_kernel_spec(self.kernel_name)
+        except NoSuchKernel as exc:
+            known = ", ".join(sorted(ksm.find_kernel_specs())) or "none"
+            msg = f"Unknown kernel {self.kernel_name!r} (installed: {known})"
+            self._set_state("dead", msg)
+            raise KernelStartError(msg) from exc
+        self.display_name = spec.display_name
+        self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
+        try:
+            await self._km.start_kernel(cwd=self._cwd)
+            await self._connect()
+        except Exception as exc:
+            await self._fail_start(f"The kernel {self.display_name!r} failed to start", exc)
+
     async def _connect(self) -> None:
         assert self._km is not None
         client = self._km.client()
@@ -270,9 +282,8 @@ class KernelAdapter:
         assert self._km is not None and self._km.provisioner is not None
         code = await wait_for_exit(self._km.provisioner)
         await asyncio.sleep(DEATH_GRACE)
-        reason = describe_exit(code)
-        self._runs.fail_all(reason)
-        self._set_state("dead", reason)
+        self._runs.fail_all(death_reason(code))
+        self._set_state("dead", describe_exit(code))
 
     async def _fail_start(self, what: str, exc: Exception) -> None:
         """Clean up after a failed start/restart, report `dead` and raise KernelStartError."""

@@ -6,19 +6,23 @@ import signal
 
 
 def describe_exit(code: int | None) -> str:
-    """Explain a kernel exit status as `Popen.returncode` reports it (negative = killed by signal)."""
+    """What happened to a kernel process, from its exit status as `Popen.returncode` reports it
+    (negative = killed by that signal): "killed by signal 9 (SIGKILL)...", "exited with code 1"."""
     if code is None:
-        return "The kernel process ended for an unknown reason"
+        return "ended for an unknown reason"
     if code < 0:
         num = -code
         try:
             name = signal.Signals(num).name
         except ValueError:
             name = "unknown signal"
-        reason = f"The kernel was killed by signal {num} ({name})"
+        reason = f"killed by signal {num} ({name})"
         if num == signal.SIGKILL:
             reason += "; the system may have run out of memory"
         return reason
-    if code == 0:
-        return "The kernel process exited (code 0)"
-    return f"The kernel process exited with code {code}"
+    return f"exited with code {code}"
+
+
+def death_reason(code: int | None) -> str:
+    """The reason given to the executions a dying kernel takes with it."""
+    return f"The kernel died: {describe_exit(code)}"

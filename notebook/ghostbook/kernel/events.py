@@ -41,12 +41,14 @@ class Output:
 class ExecutionFinished:
     """Request `msg_id` is over: its execute_reply arrived AND the kernel went idle for it, so no
     more output for it will follow. status: ok | error | aborted | dead (the kernel died or restarted
-    before replying)."""
+    before replying; `reason` then says which: "The kernel died: killed by signal 9 (SIGKILL)...",
+    "The kernel was restarted", ...)."""
 
     msg_id: str
     status: Literal["ok", "error", "aborted", "dead"]
     execution_count: int | None = None
     payload: list[dict[str, Any]] = field(default_factory=list)
+    reason: str | None = None
 
 
 @dataclass(frozen=True)

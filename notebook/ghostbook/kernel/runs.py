@@ -104,7 +104,7 @@ class RunTracker:
                 if not run.future.done():
                     run.future.set_exception(KernelNotRunning(reason))
             else:
-                self._emit(ExecutionFinished(msg_id, "dead"))
+                self._emit(ExecutionFinished(msg_id, "dead", reason=reason))
         for fut in waiters.values():
             if not fut.done():
                 fut.set_exception(KernelNotRunning(reason))
