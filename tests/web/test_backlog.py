@@ -193,3 +193,31 @@ def test_a_tab_still_too_far_behind_is_dropped_and_resyncs(server: RunningServer
             await client.close()
 
     asyncio.run(scenario())
+
+
+def test_one_output_list_bigger_than_the_limit_does_not_drop_a_tab(server: RunningServer) -> None:
+    """A tab behind by one huge output list (bigger than the byte limit) plus a few small messages
+    is kept: the limit is twice the largest message, else such a cell would drop every tab."""
+
+    async def scenario() -> None:
+        client, path, first = await ready_notebook(server, "huge.ipynb")
+        await client.send({"type": "insert_cell", "index": 1, "cell_type": "code", "cell_id": "huge", "source": ""})
+        await client.expect("cell_inserted", where=lambda m: m["cell"]["id"] == "huge")
+        stalled = stalled_tab(server, path)
+        try:
+            await asyncio.sleep(0.5)
+            # 5 MB fill what the connection buffers, then 17 MB wait in the queue, then small messages
+            await run_and_wait(client, first, "display({'text/plain': 'f' * 5_000_000}, raw=True)")
+            await run_and_wait(client, "huge", "display({'text/plain': 'h' * 17_000_000}, raw=True)")
+            await run_and_wait(client, first, "print('after')")
+            last = next(m for m in reversed(client.seen) if m["type"] == "cell_outputs")
+            frames = await asyncio.to_thread(read_frames, stalled, 30, lambda m: m == last)
+            assert frames[-1][0] == 1, "the tab was dropped"
+            huge = [json.loads(f[1]) for f in frames if f[0] == 1 and b'"cell_id": "huge"' in f[1][:200]]
+            assert any(m["type"] == "cell_outputs" and len(m["outputs"][0]["data"]["text/plain"]) == 17_000_000
+                       for m in huge)
+        finally:
+            stalled.close()
+            await client.close()
+
+    asyncio.run(scenario())

@@ -2,8 +2,9 @@
 
 The queue is bounded in bytes. A message sent with a `key` supersedes the queued, unsent message
 with the same key (a cell's whole output list: only the latest matters), so a slow tab receives
-the newest state instead of every step. A tab whose backlog still exceeds `MAX_BACKLOG_BYTES` is
-dropped (closed with 1013); it reconnects and resyncs from a snapshot.
+the newest state instead of every step. A tab whose backlog still exceeds `MAX_BACKLOG_BYTES` (or
+twice its largest queued message, so one huge output list alone never drops a tab) is dropped
+(closed with 1013); it reconnects and resyncs from a snapshot.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class WebSocketClient:
         self._queue: OrderedDict[str | int, str] = OrderedDict()
         self._seq = 0
         self.backlog_bytes = 0
+        self._largest = 0  # the largest message queued since the queue was last empty
         self._wakeup = asyncio.Event()
         self._writer = asyncio.create_task(self._write())
         self._closer: asyncio.Task[None] | None = None
@@ -47,7 +49,8 @@ class WebSocketClient:
                 self.backlog_bytes -= len(old)
         self._queue[slot] = text
         self.backlog_bytes += len(text)  # json.dumps output is ASCII: characters are bytes
-        if self.backlog_bytes > self._max_bytes and len(self._queue) > 1:
+        self._largest = max(self._largest, len(text))
+        if self.backlog_bytes > max(self._max_bytes, 2 * self._largest):
             self._drop()
             return
         self._wakeup.set()
@@ -70,6 +73,7 @@ class WebSocketClient:
         try:
             while not self.closed:
                 if not self._queue:
+                    self._largest = 0
                     self._wakeup.clear()
                     await self._wakeup.wait()
                     continue
