@@ -78,14 +78,16 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
         case p.RunAll():
             return _enqueue(data, list(data.cells))
         case p.InterruptKernel():
-            return [a.InterruptKernel()]
+            return _interrupt(data)
         case p.RestartKernel():
             return _clear_queue(data) + [a.RestartKernel()]
         case p.ChangeKernel():
             data.kernel.name, data.kernel.display_name, data.kernel.reason = msg.name, msg.name, None
             data.kernel.status = "starting"  # cells run now wait for the new kernel
-            return _clear_queue(data) + [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())),
-                                         a.StartKernel(msg.name)]
+            # the old kernel's events are dropped from now on: its running cell ends here
+            stopped = _stop_running(data, f"The kernel was replaced by {msg.name!r}")
+            return stopped + _clear_queue(data) + [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())),
+                                                   a.StartKernel(msg.name)]
         case p.ClearOutputs():
             ids = msg.cell_ids if msg.cell_ids is not None else [c.id for c in data.cells]
             return _clear_outputs(data, [_cell(data, cell_id) for cell_id in ids])
@@ -242,6 +244,17 @@ def _finish_running(data: NotebookData, cell_id: str) -> list[a.Action]:
     return actions + [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell)]
 
 
+def _stop_running(data: NotebookData, reason: str) -> list[a.Action]:
+    """End the running cell without its kernel's word (that kernel is gone), saying why."""
+    data.msg_cells.clear()
+    if data.running is None:
+        return []
+    cell = data.find(data.running)
+    if cell is not None:
+        cell.outputs.add("error", {"ename": "KernelStopped", "evalue": reason, "traceback": [reason]})
+    return _finish_running(data, data.running) + [a.DocumentChanged()]
+
+
 def _stdin_reply(data: NotebookData, value: str) -> list[a.Action]:
     prompt = data.stdin
     if prompt is None:
@@ -272,8 +285,8 @@ def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
             if event.execution_count is not None:
                 cell.execution_count = event.execution_count
             if event.status == "dead":
-                cell.outputs.add("error", {"ename": "KernelStopped", "evalue": _stop_reason(data),
-                                           "traceback": [f"Execution stopped: {_stop_reason(data)}"]})
+                reason = event.reason or _stop_reason(data)
+                cell.outputs.add("error", {"ename": "KernelStopped", "evalue": reason, "traceback": [reason]})
         actions = _finish_running(data, cell_id)
         if event.status != "ok":
             actions += _clear_queue(data)
@@ -295,9 +308,23 @@ def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
 
 
 def _stop_reason(data: NotebookData) -> str:
+    """Why a run ended without its reply, when the kernel did not say."""
     if data.kernel.status == "dead":
-        return f"the kernel died ({data.kernel.reason})" if data.kernel.reason else "the kernel died"
-    return "the kernel was restarted"
+        return f"The kernel died: {data.kernel.reason}" if data.kernel.reason else "The kernel died"
+    return "The kernel stopped before the cell finished"
+
+
+def _interrupt(data: NotebookData) -> list[a.Action]:
+    """Interrupt only a ready kernel (a starting one dies of SIGINT); before that, un-queue the cells
+    waiting for it."""
+    status = data.kernel.status
+    if status in USABLE_KERNEL:
+        return [a.InterruptKernel()]
+    if status in ("starting", "restarting") and data.queue:
+        return _clear_queue(data)
+    if status == "dead":
+        raise OperationError("the kernel is dead: restart it first")
+    raise OperationError(f"the kernel is {status}: there is nothing to interrupt yet")
 
 
 def _output(data: NotebookData, cell: Cell | None, event: k.Output) -> list[a.Action]:

@@ -179,8 +179,7 @@ class NotebookSession:
             case a.DocumentChanged():
                 self.autosaver.mark_dirty(by_kernel)
             case a.InterruptKernel():
-                if self.kernel is not None:
-                    self._spawn(self.kernel.interrupt())
+                self._spawn(self._interrupt_kernel())
             case a.RestartKernel():
                 self._spawn(self._restart_kernel())
             case a.StartKernel():
@@ -227,6 +226,16 @@ class NotebookSession:
             return
         if self.kernel is kernel:
             self.apply(KernelChosen(kernel.kernel_name, kernel.display_name, by_user))
+
+    async def _interrupt_kernel(self) -> None:
+        """Interrupt; the reducer lets only a ready kernel through, but it may die or restart meanwhile."""
+        try:
+            if self.kernel is None:
+                raise RuntimeError("the kernel is not running")
+            await self.kernel.interrupt()
+        except Exception as exc:
+            log.info("interrupt refused: %s", exc)
+            self.broadcast(p.error_message(f"cannot interrupt: {exc}"))
 
     async def _restart_kernel(self) -> None:
         if self.kernel is None:
