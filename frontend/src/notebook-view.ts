@@ -9,7 +9,7 @@ import { treeUrl } from "./file-browser";
 import { KernelBar } from "./kernel-bar";
 import { installCommandKeys } from "./keyboard";
 import { cellFromWire, NotebookState } from "./notebook-state";
-import type { CellType, ServerMessage, Snapshot } from "./protocol";
+import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { SourceSync } from "./source-sync";
 import { showToast } from "./toast";
@@ -60,11 +60,11 @@ export class NotebookView implements CellHost {
       onStateChange: (state) => this.onConnection(state),
     });
     this.bar = new KernelBar(title, {
-      runAll: () => this.connection.send({ type: "run_all" }),
-      interrupt: () => this.connection.send({ type: "interrupt_kernel" }),
-      restart: () => this.connection.send({ type: "restart_kernel" }),
-      clearOutputs: () => this.connection.send({ type: "clear_outputs", cell_ids: null }),
-      changeKernel: (kernel) => this.connection.send({ type: "change_kernel", name: kernel }),
+      runAll: () => this.act({ type: "run_all" }),
+      interrupt: () => this.act({ type: "interrupt_kernel" }),
+      restart: () => this.act({ type: "restart_kernel" }),
+      clearOutputs: () => this.act({ type: "clear_outputs", cell_ids: null }),
+      changeKernel: (kernel) => this.act({ type: "change_kernel", name: kernel }),
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
       addCell: () => this.insertAt(this.state.cells.length, "code", "edit"),
@@ -88,13 +88,13 @@ export class NotebookView implements CellHost {
         this.insertAt(where === "above" ? Math.max(index, 0) : index + 1, "code", "command");
       },
       deleteSelected: () => this.selectedId && this.deleteCells([this.selectedId]),
-      restoreDeleted: () => this.connection.send({ type: "restore_deleted" }),
+      restoreDeleted: () => this.act({ type: "restore_deleted" }),
       copySelected: (cut) => this.copySelected(cut),
       paste: (where) => this.paste(where),
       setType: (type) => this.selectedId && this.setCellType(this.selectedId, type),
       moveSelected: (delta) => this.selectedId && this.moveCell(this.selectedId, delta),
       run: (how) => this.selectedId && this.run(this.selectedId, how),
-      interrupt: () => this.connection.send({ type: "interrupt_kernel" }),
+      interrupt: () => this.act({ type: "interrupt_kernel" }),
       restart: () => this.bar.requestRestart(), // asks first, as the toolbar's button does
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
@@ -317,6 +317,13 @@ export class NotebookView implements CellHost {
 
   // ---- actions (CellHost) ---------------------------------------------------------------------
 
+  /** Send a user's action; say so when it cannot go out (the server is out of reach). */
+  private act(message: ClientMessage): boolean {
+    if (this.connection.send(message)) return true;
+    showToast("Not connected to the server: nothing was done (your typing is kept)");
+    return false;
+  }
+
   indexOf(id: string): number {
     return this.state.indexOf(id);
   }
@@ -409,17 +416,17 @@ export class NotebookView implements CellHost {
   }
 
   moveCell(id: string, delta: number): void {
-    this.connection.send({ type: "move_cell", cell_id: id, delta });
+    this.act({ type: "move_cell", cell_id: id, delta });
   }
 
   deleteCells(ids: string[]): void {
-    this.connection.send({ type: "delete_cells", cell_ids: ids });
+    this.act({ type: "delete_cells", cell_ids: ids });
   }
 
   setCellType(id: string, type: CellType): void {
     const view = this.views.get(id);
     if (view?.type === type) return;
-    this.connection.send({ type: "set_cell_type", cell_id: id, cell_type: type });
+    this.act({ type: "set_cell_type", cell_id: id, cell_type: type });
   }
 
   sourceChanged(id: string, source: string): void {
@@ -430,6 +437,6 @@ export class NotebookView implements CellHost {
   }
 
   save(): void {
-    this.connection.send({ type: "save" });
+    this.act({ type: "save" });
   }
 }
