@@ -68,9 +68,11 @@ def test_kernel_death_is_reported_and_restart_recovers(server: Server, page: Pag
     expect(page.get_by_test_id("kernel-status")).to_have_text("dead", timeout=KERNEL_TIMEOUT)
     message = page.get_by_test_id("kernel-message")
     expect(message).to_be_visible()
-    expect(message).to_contain_text("3")
+    expect(message).to_contain_text("exited with code 3")
     for i in range(2):
         expect(cells(page).nth(i)).to_have_attribute("data-state", "idle")
+    # the cell that was running says what happened to the kernel (issue 14.5)
+    expect(output(cells(page).nth(0))).to_have_text("The kernel died: exited with code 3")
     # running a cell now is refused by the server; its error shows as a toast
     cells(page).nth(1).get_by_test_id("run-cell").click()
     expect(page.get_by_test_id("toast").last).to_contain_text("kernel")
