@@ -161,3 +161,46 @@ def _kernelspec_name(path: Path) -> str | None:
         return json.loads(path.read_text())["metadata"]["kernelspec"]["name"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def test_interrupt_while_the_kernel_starts_spares_it(page: Page) -> None:
+    """Interrupt during a (slow) kernel start: the cells waiting for it are un-queued, a second click is
+    refused with a toast, and the kernel still comes up (a SIGINT used to kill it; issue 14.4)."""
+    base = Path(tempfile.mkdtemp(prefix="ghostbook-e2e-"))
+    spec_dir = base / "jupyter" / "kernels" / "slow-python"
+    spec_dir.mkdir(parents=True)
+    late_start = ("import runpy, sys, time; time.sleep(4); sys.argv[0] = 'ipykernel_launcher'; "
+                  "runpy.run_module('ipykernel_launcher', run_name='__main__')")
+    (spec_dir / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-c", late_start, "-f", "{connection_file}"],
+        "display_name": "Slow Python",
+        "language": "python",
+    }))
+    root = base / "notebooks"
+    root.mkdir()
+    write_notebook(root / "slow.ipynb", [("code", "print('up')")])
+    notebook = json.loads((root / "slow.ipynb").read_text())
+    notebook["metadata"]["kernelspec"] = {"name": "slow-python", "display_name": "Slow Python", "language": "python"}
+    (root / "slow.ipynb").write_text(json.dumps(notebook))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = launch_server(root, port, base / "server.log", {"JUPYTER_PATH": str(base / "jupyter")})
+    try:
+        server = Server(f"http://127.0.0.1:{port}", root, process)
+        open_notebook(page, server.url("/notebooks/slow.ipynb"))
+        expect(page.get_by_test_id("kernel-status")).to_have_text("starting")
+        cell = cells(page).nth(0)
+        cell.get_by_test_id("run-cell").click()
+        expect(cell).to_have_attribute("data-state", "queued")
+        page.get_by_test_id("interrupt-kernel").click()
+        expect(cell).to_have_attribute("data-state", "idle")
+        page.get_by_test_id("interrupt-kernel").click()
+        expect(page.get_by_test_id("toast").last).to_contain_text("the kernel is starting")
+        wait_idle(page)
+        cell.get_by_test_id("run-cell").click()
+        expect(output(cell)).to_have_text("up\n", timeout=KERNEL_TIMEOUT)
+        assert "Traceback" not in (base / "server.log").read_text()
+    finally:
+        stop_server(process)
+        shutil.rmtree(base, ignore_errors=True)
