@@ -28,6 +28,12 @@ from jupyter_client.manager import AsyncKernelManager
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.conftest import start_server, stop_server  # noqa: E402
 
+STALL = 30.0  # seconds one round may take before the benchmark gives up (a round takes ~10 ms)
+
+
+class Stalled(RuntimeError):
+    """A round never finished: reported instead of hanging."""
+
 
 async def bare_once(client: object) -> tuple[float, float]:
     t0 = time.perf_counter()
@@ -47,17 +53,21 @@ async def bare_once(client: object) -> tuple[float, float]:
     return (result - t0) * 1000, (max(idle, reply) - t0) * 1000
 
 
-async def ws_once(ws: websockets.ClientConnection, cell_id: str) -> tuple[float, float]:
+async def ws_once(ws: websockets.ClientConnection, cell_id: str, limit: float = STALL) -> tuple[float, float]:
     t0 = time.perf_counter()
     await ws.send(json.dumps({"type": "execute_cells", "cell_ids": [cell_id]}))
     result = 0.0
-    while True:
-        message = json.loads(await ws.recv())
-        if (message["type"] == "cell_outputs" and message["cell_id"] == cell_id
-                and any(o.get("output_type") == "execute_result" for o in message["outputs"])):
-            result = time.perf_counter()
-        elif message["type"] == "cell_state" and message["cell_id"] == cell_id and message["state"] == "idle":
-            return (result - t0) * 1000, (time.perf_counter() - t0) * 1000
+    try:
+        async with asyncio.timeout(limit):
+            while True:
+                message = json.loads(await ws.recv())
+                if (message["type"] == "cell_outputs" and message["cell_id"] == cell_id
+                        and any(o.get("output_type") == "execute_result" for o in message["outputs"])):
+                    result = time.perf_counter()
+                elif message["type"] == "cell_state" and message["cell_id"] == cell_id and message["state"] == "idle":
+                    return (result - t0) * 1000, (time.perf_counter() - t0) * 1000
+    except TimeoutError:
+        raise Stalled(f"the cell did not finish within {limit:.0f} s (stalled queue)") from None
 
 
 def rss_mb(pid: int) -> float:
@@ -88,16 +98,15 @@ async def main_async(n: int, print_lines: int) -> None:
             client = km.client()
             client.start_channels()
             await client.wait_for_ready(timeout=60)
-            while True:  # wait for Ghostbook's kernel
-                try:
-                    await ws_once(ws, cell_id)
-                    break
-                except Exception:
-                    await asyncio.sleep(0.5)
+            await ws_once(ws, cell_id, limit=60)  # queued until Ghostbook's kernel is up
             bare: list[tuple[float, float]] = []
             ours: list[tuple[float, float]] = []
             for i in range(n + 10):
-                b, o = await bare_once(client), await ws_once(ws, cell_id)
+                b = await asyncio.wait_for(bare_once(client), STALL)
+                try:
+                    o = await ws_once(ws, cell_id)
+                except Stalled as exc:
+                    raise SystemExit(f"round {i}: {exc}") from None
                 if i >= 10:  # warm-up
                     bare.append(b)
                     ours.append(o)
