@@ -14,8 +14,8 @@ import type { Connection } from "./connection";
 
 /** How long an unacknowledged edit of ours may hold back remote edits of the same cell. */
 const IN_FLIGHT_MS = 5000;
-/** Unacknowledged texts remembered per cell (a drop loses at most the acknowledgements of these). */
-const MAX_UNCONFIRMED = 64;
+/** Texts remembered per cell as this tab sent them: the server may come back holding any of them. */
+const MAX_SENT = 64;
 
 /** One contiguous change: `base.slice(from, to)` became `insert`. */
 interface Splice {
@@ -61,8 +61,9 @@ export function rebase(base: string, mine: string, theirs: string): string {
 export class SourceSync {
   private pending = new Map<string, string>();
   private inFlight = new Map<string, { count: number; at: number }>();
-  /** Texts we sent that the server has not echoed yet (it may hold any of them after a drop). */
-  private unconfirmed = new Map<string, string[]>();
+  /** The last texts we sent per cell since the last snapshot. After a drop the server may hold one
+   * whose echo was lost, or, restarted after a crash, the one it saved last. */
+  private sent = new Map<string, string[]>();
   /** The text the server is known to hold for each cell: the base that offline edits rebase on. */
   private server = new Map<string, string>();
   /** Cells edited since the socket dropped (or whose edits were unacknowledged when it did). */
@@ -104,9 +105,11 @@ export class SourceSync {
       if (this.connection.sendRaw({ type: "set_source", cell_id, source })) {
         const count = (this.inFlight.get(cell_id)?.count ?? 0) + 1;
         this.inFlight.set(cell_id, { count, at: performance.now() });
-        const sent = this.unconfirmed.get(cell_id) ?? [];
+        // The first entry is the server's text before our first edit since the snapshot.
+        const sent = this.sent.get(cell_id) ?? [this.server.get(cell_id) ?? ""];
         sent.push(source);
-        this.unconfirmed.set(cell_id, sent.slice(-MAX_UNCONFIRMED));
+        if (sent.length > MAX_SENT) sent.splice(1, 1);
+        this.sent.set(cell_id, sent);
       } else {
         this.offline.add(cell_id); // the socket is closing: resent after the next snapshot
       }
@@ -120,10 +123,6 @@ export class SourceSync {
     const entry = this.inFlight.get(cellId);
     if (entry && entry.count > 1) entry.count -= 1;
     else this.inFlight.delete(cellId);
-    const sent = this.unconfirmed.get(cellId) ?? [];
-    const at = sent.indexOf(source);
-    if (at !== -1) sent.splice(0, at + 1);
-    if (!sent.length || !this.inFlight.has(cellId)) this.unconfirmed.delete(cellId);
   }
 
   /** The server holds `source` for a cell (another tab's edit, or a new cell). */
@@ -146,7 +145,7 @@ export class SourceSync {
     this.inFlight.delete(cellId);
     this.server.delete(cellId);
     this.offline.delete(cellId);
-    this.unconfirmed.delete(cellId);
+    this.sent.delete(cellId);
   }
 
   /** The socket dropped: keep every unsent or unacknowledged edit for the next snapshot. */
@@ -168,18 +167,20 @@ export class SourceSync {
     this.flushPendingToOffline();
     const dirty = this.offline;
     const previous = this.server;
-    const unconfirmed = this.unconfirmed;
-    this.unconfirmed = new Map();
+    const sent = this.sent;
+    this.sent = new Map();
     this.offline = new Set();
     this.server = new Map(cells.map((cell) => [cell.id, cell.source]));
     this.online = true;
     const rebased = new Map<string, string>();
+    const unsent = [...dirty];
+    for (const id of sent.keys()) dirty.add(id); // the server may have come back without our last edits
     for (const cell of cells) {
       const mine = dirty.has(cell.id) ? local(cell.id) : undefined;
       if (mine === undefined) continue;
-      // The server may hold one of our unacknowledged texts (maybe edited further by another tab):
-      // the base is whichever known text the server's is the smallest change from.
-      const known = [previous.get(cell.id) ?? cell.source, ...(unconfirmed.get(cell.id) ?? [])];
+      // The base is whichever text we know the server's is the smallest change from: its last
+      // text we heard of, or one we sent (echo lost, or the server restarted from its last save).
+      const known = [previous.get(cell.id) ?? cell.source, ...(sent.get(cell.id) ?? [])];
       const base = known.reduce((best, t) => (changeSize(t, cell.source) < changeSize(best, cell.source) ? t : best));
       const text = rebase(base, mine, cell.source);
       if (text === cell.source) continue;
@@ -187,7 +188,7 @@ export class SourceSync {
       this.changed(cell.id, text);
     }
     const present = new Set(cells.map((cell) => cell.id));
-    return { rebased, missing: [...dirty].filter((id) => !present.has(id) && local(id) !== undefined) };
+    return { rebased, missing: unsent.filter((id) => !present.has(id) && local(id) !== undefined) };
   }
 
   private flushPendingToOffline(): void {

@@ -93,3 +93,32 @@ test("another tab's edit on top of our unacknowledged text is rebased on that te
   const { rebased } = sync.resync([{ id: "a", source: "# b\nfirst = 1\nsec" }], () => mine);
   assert.deepEqual([...rebased], [["a", "# b\nfirst = 1\nsecond = 2"]]);
 });
+
+test("a server restarted from an older save does not undo what was typed after it", () => {
+  const socket = new FakeSocket();
+  const sync = new SourceSync(socket as unknown as Connection);
+  sync.resync([{ id: "a", source: "" }], () => "");
+  for (const text of ["ab", "abc"]) {
+    sync.changed("a", text);
+    sync.flush();
+    sync.acknowledged("a", text);
+  }
+  sync.disconnected(); // killed after saving "ab": the restarted server has "ab", not "abc"
+  sync.changed("a", "abcd");
+  const { rebased } = sync.resync([{ id: "a", source: "ab" }], () => "abcd");
+  assert.deepEqual([...rebased], [["a", "abcd"]]);
+});
+
+test("a server restarted from before our first edit does not lose its first characters", () => {
+  const socket = new FakeSocket();
+  const sync = new SourceSync(socket as unknown as Connection);
+  sync.resync([{ id: "a", source: "" }], () => "");
+  for (const text of ["a", "al", "alpha"]) {
+    sync.changed("a", text);
+    sync.flush();
+    sync.acknowledged("a", text);
+  }
+  sync.disconnected(); // killed before any save: the restarted server has ""
+  const { rebased } = sync.resync([{ id: "a", source: "" }], () => "alpha = 1");
+  assert.deepEqual([...rebased], [["a", "alpha = 1"]]);
+});
