@@ -140,6 +140,20 @@ async def test_restart_brings_back_a_kernel_that_died_while_starting() -> None:
         await adapter.shutdown()
 
 
+async def test_restart_falls_back_to_a_fresh_kernel_when_the_restarted_one_dies(fresh: Fresh) -> None:
+    adapter, rec = fresh
+    old = adapter.kernel_pid
+    restarting = asyncio.create_task(adapter.restart())
+    async with asyncio.timeout(30):
+        while (pid := adapter.kernel_pid) in (None, old):  # noqa: ASYNC110 (the new process appears)
+            await asyncio.sleep(0.005)
+    assert adapter.state == "restarting"
+    os.kill(pid, signal.SIGKILL)  # dies before it is ready
+    await restarting
+    assert adapter.state == "idle" and adapter.kernel_pid not in (old, pid)
+    await assert_works(adapter, rec)
+
+
 async def test_shutdown_is_idempotent_and_leaves_nothing(fresh: Fresh) -> None:
     adapter, rec = fresh
     pid = adapter.kernel_pid

@@ -92,8 +92,9 @@ class KernelAdapter:
             try:
                 await self._km.restart_kernel(now=False)
                 await self._connect()
-            except Exception as exc:
-                await self._fail_start("The kernel failed to restart", exc)
+            except Exception as exc:  # e.g. it died again at once, or its old ports were taken
+                log.warning("kernel restart failed (%s): starting a fresh one", await self._discard_kernel(exc))
+                await self._launch()
 
     async def shutdown(self) -> None:
         """Stop the kernel and clean up channels, process and connection file. Idempotent."""
@@ -285,8 +286,8 @@ class KernelAdapter:
         self._runs.fail_all(death_reason(code))
         self._set_state("dead", describe_exit(code))
 
-    async def _fail_start(self, what: str, exc: Exception) -> None:
-        """Clean up after a failed start/restart, report `dead` and raise KernelStartError."""
+    async def _discard_kernel(self, exc: Exception) -> str:
+        """Disconnect from and stop a kernel that failed to start; return what went wrong."""
         await self._disconnect()
         detail = str(exc) or type(exc).__name__
         if self._km is not None and self._km.provisioner is not None:
@@ -296,7 +297,11 @@ class KernelAdapter:
         km, self._km = self._km, None
         if km is not None:
             await _stop(km, now=True)
-        msg = f"{what}: {detail}"
+        return detail
+
+    async def _fail_start(self, what: str, exc: Exception) -> None:
+        """Clean up after a failed start, report `dead` and raise KernelStartError."""
+        msg = f"{what}: {await self._discard_kernel(exc)}"
         self._runs.fail_all(msg)
         self._set_state("dead", msg)
         raise KernelStartError(msg) from exc
