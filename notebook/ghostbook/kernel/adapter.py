@@ -315,7 +315,8 @@ def _rearm(channel: Any) -> None:
     edge-triggered wake-up (ZMQ_FD) for a reply that arrived just then; the asyncio socket never
     learns of the send, so its reader waits on a file descriptor that will not fire again while that
     reply sits in the socket. Reading EVENTS through the asyncio socket re-checks and, if a message
-    is waiting, wakes the reader (pyzmq's `_AsyncSocket.get`).
+    is waiting, wakes the reader (pyzmq's `_AsyncSocket.get`). The kernel side had the same bug with
+    its shell replies (ipykernel#1554, fixed by ipykernel#1529).
     """
     channel.socket.get(zmq.EVENTS)
 
