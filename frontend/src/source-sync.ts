@@ -16,6 +16,8 @@ import type { Connection } from "./connection";
 const IN_FLIGHT_MS = 5000;
 /** Texts remembered per cell as this tab sent them: the server may come back holding any of them. */
 const MAX_SENT = 64;
+const MAX_SENT_BIG = 8; // for cells over BIG_CELL characters, so memory stays small
+const BIG_CELL = 64 * 1024;
 
 /** One contiguous change: `base.slice(from, to)` became `insert`. */
 interface Splice {
@@ -108,7 +110,7 @@ export class SourceSync {
         // The first entry is the server's text before our first edit since the snapshot.
         const sent = this.sent.get(cell_id) ?? [this.server.get(cell_id) ?? ""];
         sent.push(source);
-        if (sent.length > MAX_SENT) sent.splice(1, 1);
+        while (sent.length > (source.length > BIG_CELL ? MAX_SENT_BIG : MAX_SENT)) sent.splice(1, 1);
         this.sent.set(cell_id, sent);
       } else {
         this.offline.add(cell_id); // the socket is closing: resent after the next snapshot
