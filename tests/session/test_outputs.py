@@ -100,3 +100,13 @@ def test_redrawn_lines_are_capped_like_any_other() -> None:
 def test_loaded_streams_are_shown_as_a_terminal_would() -> None:
     raw = [{"output_type": "stream", "name": "stderr", "text": ["10%\r", "100%\n"]}]
     assert CellOutputs.from_json(raw).to_json()[0]["text"] == "100%\n"
+
+
+def test_alternating_stdout_and_stderr_are_capped_too() -> None:
+    outputs = CellOutputs()
+    for i in range(MAX_OUTPUTS * 5):
+        outputs.add("stream", {"name": "stdout" if i % 2 else "stderr", "text": f"{i}\n"})
+    shown = outputs.to_json()
+    assert len(shown) == MAX_OUTPUTS
+    assert shown[0]["text"] == "0\n" and shown[-1]["text"] == f"{MAX_OUTPUTS * 5 - 1}\n"
+    assert outputs.dropped_outputs == MAX_OUTPUTS * 4

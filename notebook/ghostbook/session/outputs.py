@@ -16,7 +16,7 @@ from ghostbook.session.terminal import TerminalLine, terminal_text
 
 HEAD_CHARS = 20_000
 TAIL_CHARS = 20_000
-MAX_OUTPUTS = 200  # rich outputs per cell; older ones beyond this are dropped from the middle
+MAX_OUTPUTS = 200  # outputs per cell (streams and rich); older ones beyond this are dropped from the middle
 
 
 @dataclass
@@ -124,12 +124,18 @@ class CellOutputs:
         if msg_type == "stream":
             name = str(content.get("name", "stdout"))
             last = self.items[-1] if self.items else None
-            if not (isinstance(last, StreamText) and last.name == name):
-                last = StreamText(name)
-                self.items.append(last)
-            last.append(str(content.get("text", "")))
+            if isinstance(last, StreamText) and last.name == name:
+                last.append(str(content.get("text", "")))
+                return
+            stream = StreamText(name)
+            stream.append(str(content.get("text", "")))
+            self._append(stream)
             return
-        self.items.append(RichOutput(*_rich_output(msg_type, content)))
+        self._append(RichOutput(*_rich_output(msg_type, content)))
+
+    def _append(self, item: StreamText | RichOutput) -> None:
+        """Add a new item; past MAX_OUTPUTS (streams count too) one from the middle is dropped."""
+        self.items.append(item)
         if len(self.items) > MAX_OUTPUTS:
             del self.items[MAX_OUTPUTS // 2]
             self.dropped_outputs += 1
