@@ -41,6 +41,7 @@ chromium:
 lint:
 	$(VENV)/bin/ruff check notebook kernels tests e2e bench
 	$(VENV)/bin/mypy notebook/ghostbook kernels/ghostbook_kernel
+	$(VENV)/bin/lint-imports
 	cd frontend && npm run typecheck && npm test
 
 unit:

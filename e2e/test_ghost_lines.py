@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-from ghostbook.completion.further_lines import looping_lines
+from ghostbook.decoding.repetition import looping_lines
 from playwright.sync_api import Page
 
 from .ghost_helpers import doc_text, wait_ghost_done

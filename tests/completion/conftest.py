@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ghostbook.models.backend import BackendInfo, GenParams, GenStats, TokenOut
+from ghostbook.decoding.plan import DecodePlan
+from ghostbook.models.backend import BackendInfo, GenStats, TokenOut
 
 from tests.models.conftest import shared_tiny_gguf
 
@@ -35,7 +36,7 @@ class ScriptedBackend:
         self.info = BackendInfo("scripted", "", "ghostbook", 4096, 256 + len(SPECIAL))
         self.last_stats = GenStats()
         self.prompts: list[list[int]] = []
-        self.params: list[GenParams] = []
+        self.params: list[DecodePlan] = []
 
     def load(self) -> None: ...
 
@@ -50,7 +51,7 @@ class ScriptedBackend:
     def piece(self, token: int) -> bytes:
         return bytes([token]) if token < 256 else b""
 
-    async def stream(self, prompt_ids: Sequence[int], params: GenParams,
+    async def stream(self, prompt_ids: Sequence[int], params: DecodePlan,
                      cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
         self.prompts.append(list(prompt_ids))
         self.params.append(params)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from ghostbook import protocol as p
-from ghostbook.completion.indentation import IndentRule
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
+from ghostbook.decoding.indentation import IndentRule
 from ghostbook.models.loader import ModelRegistry
 
 from tests.completion.conftest import FakeCell, Outbox, ScriptedBackend
@@ -65,16 +65,17 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     await service.suggest("t1", suggest("r1", "b", 8))
     await service.suggest("t1", suggest("r2", "a", 20, "forced"))
     assert [(q.beam, q.blank_line) for q in backend.params] == [(8, False), (8, True)]  # the default, 8
-    assert backend.params[1].avoid == {b"x = 1"}  # the line above, after the cursor's indentation
+    assert backend.params[1].rules.avoid == {b"x = 1"}  # the line above, after the cursor's indentation
     # where the line may be indented, read from the cell's own code (blocks 0 and 4, cursor at column 4)
-    assert backend.params[0].indent is None and backend.params[1].indent == IndentRule(4, None, frozenset({0, 4}))
+    assert backend.params[0].rules.indent is None
+    assert backend.params[1].rules.indent == IndentRule(4, None, frozenset({0, 4}))
     # the first line should fit the cursor's cell (not the cells around it)
-    fit = backend.params[1].syntax
+    fit = backend.params[1].rules.syntax
     assert fit is not None and (fit.before, fit.after) == ("if x:\n    x = 1\n    ", "")
     assert fit.fits(b"y = 2") and not fit.fits(b"else:")
     # the best lines are read in the notebook's text: above the cursor (its indentation is healed) and the
     # next lines after it
-    reading = backend.params[1].reading
+    reading = backend.params[1].rules.reading
     assert reading is not None and reading.before.endswith("if x:\n    x = 1\n")
     assert "total = " in reading.after
     # the lines after the first are found line by line, their rules made from the text without the healed
@@ -86,14 +87,16 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     assert b"    y = 2" in rules.avoid and rules.reading is not None and rules.reading.before.endswith("    y = 2")
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
-    assert backend.params[-1].beam == 1 and backend.params[-1].syntax is None and backend.params[-1].reading is None
+    last = backend.params[-1]
+    assert last.beam == 1 and last.rules.syntax is None and last.rules.reading is None
     assert backend.params[-1].lines is None  # greedy writes every line
     # the read check can be turned off, keeping the beam
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s",
                                                 settings={"beam_width": 4, "read_check": False}))
     service.cache.clear()
     await service.suggest("t1", suggest("r4", "b", 7, "forced"))
-    assert backend.params[-1].beam == 4 and backend.params[-1].syntax is not None and backend.params[-1].reading is None
+    last = backend.params[-1]
+    assert last.beam == 4 and last.rules.syntax is not None and last.rules.reading is None
     further = backend.params[-1].lines
     assert further is not None and not further.read_check and further.after(b"1").reading is None
 

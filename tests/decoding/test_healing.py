@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from ghostbook.completion.healing import TokenIndex, heal, indentation_to_heal, should_heal
+from ghostbook.decoding.tokens import TokenIndex, heal, indentation_to_heal, should_heal
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 CODE = "import numpy as np\nvalues = np.zeros(10)\nfor value in values:\n    print(value)\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ghostbook.completion.indentation import IndentRule, indent_rule
+from ghostbook.decoding.indentation import IndentRule, indent_rule
 from ghostbook.eval.tasks import humaneval_single_line
 
 CODE = "def f(x):\n    if x:\n        y = 1\n"

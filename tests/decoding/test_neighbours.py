@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ghostbook.completion.neighbours import repeated_lines
+from ghostbook.decoding.repetition import repeated_lines
 
 
 def test_the_code_lines_just_above_and_below_the_cursor() -> None:

@@ -1,4 +1,4 @@
-"""The read check (`completion.reading`): the text it reads, the readers of both runtimes on real models,
+"""The read check (`decoding.reading`): the text it reads, the readers of both runtimes on real models,
 and what it does for the shipped model on HumanEval."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ghostbook.completion.reading import READ_CHARS, ReadCheck, next_lines
-from ghostbook.eval.backends import LlamaCppBackend
-from ghostbook.eval.generate import TokenIndex, complete
+from ghostbook.decoding.beam import log_softmax
+from ghostbook.decoding.reading import READ_CHARS, ReadCheck, next_lines
+from ghostbook.eval.generate import complete
 from ghostbook.eval.tasks import humaneval_single_line
-from ghostbook.models.beam import log_softmax
-from ghostbook.models.llamacpp_backend import LlamaReader
-from ghostbook.training.export import default_model_path
+from ghostbook.models.llamacpp_backend import LlamaCppBackend, LlamaReader
+
+from tests.decoding.conftest import probe
 
 CODE = "def total(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n"
 
@@ -30,34 +30,27 @@ def test_the_check_reads_before_the_healed_bytes() -> None:
     assert ReadCheck.around("a" * (READ_CHARS + 10), "").before == "a" * READ_CHARS
 
 
-@pytest.fixture(scope="module")
-def shipped() -> LlamaCppBackend:
-    backend = LlamaCppBackend(default_model_path(), n_ctx=512)
-    yield backend
-    backend.close()
-
-
 def test_llama_reader_scores_as_the_model_reads_token_by_token(shipped: LlamaCppBackend) -> None:
     """One batch with logits where it scores gives what evaluating one token at a time gives, and the
     KV cache kept between readings (a shared start) changes nothing."""
-    reader = shipped.reader()
-    ids = shipped.encode(CODE)
-    stepped, logits = [], shipped.start(ids[:5])
-    for i in range(5, len(ids)):
-        stepped.append(log_softmax(logits)[ids[i]])
-        logits = shipped.step(ids[i])
+    ids = shipped.tokenize(CODE)
+    rows = probe(shipped, ids[:5], lambda model: [model.logits([ids[5:i]])[0] for i in range(5, len(ids))])
+    stepped = [log_softmax(row)[ids[i]] for i, row in zip(range(5, len(ids)), rows, strict=True)]
+    reader = probe(shipped, ids[:5], lambda model: model.reader())
     assert np.allclose(reader.logprobs(ids, 5), stepped, atol=2e-3)
-    other = shipped.encode(CODE.replace("t += x", "t = t + x * 2"))
+    other = shipped.tokenize(CODE.replace("t += x", "t = t + x * 2"))
     first = reader.logprobs(other, 9)
     assert np.allclose(reader.logprobs(ids, 5), stepped, atol=2e-3)  # after another reading
     assert np.allclose(reader.logprobs(other, 9), first)
 
 
 def test_torch_reader_matches_llama_reader(tiny_gguf: Path) -> None:
-    from ghostbook.eval.backends import HFBackend
+    from ghostbook.models.transformers_backend import TransformersBackend
 
     cpp = LlamaReader(tiny_gguf, threads=1, n_ctx=512)
-    hf = HFBackend(tiny_gguf.parent / "hf").reader()
+    backend = TransformersBackend(tiny_gguf.parent / "hf", threads=1)
+    backend.load()
+    hf = backend.reader()
     ids = cpp.tokenize(CODE * 3)
     assert ids == hf.tokenize(CODE * 3)
     for start in (1, 7, len(ids) - 1):
@@ -67,7 +60,7 @@ def test_torch_reader_matches_llama_reader(tiny_gguf: Path) -> None:
 
 def test_a_line_scores_with_the_lines_after_it(shipped: LlamaCppBackend) -> None:
     """A candidate's score is the log-probability of it and the next lines after the text before it."""
-    reader = shipped.reader()
+    reader = probe(shipped, shipped.tokenize(CODE[:15]), lambda model: model.reader())
     check = ReadCheck.around(CODE[:15], CODE[24:])
     assert check.after == "\n    for x in xs:\n        t += x\n"
     (score,) = check.scores(reader, [b"    t = 0"])
@@ -82,10 +75,9 @@ def test_a_line_scores_with_the_lines_after_it(shipped: LlamaCppBackend) -> None
 def test_the_read_check_finds_more_reference_lines_on_humaneval(shipped: LlamaCppBackend) -> None:
     """On a spread-out sample of line-start tasks, the beam with the read check writes the reference
     line more often than without it (the card measures all 1033)."""
-    index = TokenIndex(shipped, shipped.vocab_size)
     hits = {True: 0, False: 0}
     for task in humaneval_single_line(cut="line")[::12]:
         for reading in (True, False):
-            got = complete(shipped, index, task.prefix, task.suffix, beam=4, reading=reading)
+            got = complete(shipped, task.prefix, task.suffix, beam=4, reading=reading)
             hits[reading] += got.text.strip() == task.middle.strip()
     assert hits[True] > hits[False]

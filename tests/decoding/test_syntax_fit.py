@@ -1,8 +1,8 @@
-"""Whether a suggested first line fits the cell's syntax (`completion.syntax_fit`)."""
+"""Whether a suggested first line fits the cell's syntax (`decoding.syntax_fit`)."""
 
 from __future__ import annotations
 
-from ghostbook.completion.syntax_fit import SyntaxFit, open_brackets, parses
+from ghostbook.decoding.syntax_fit import SyntaxFit, open_brackets, parses
 from ghostbook.eval.tasks import humaneval_single_line
 
 BEFORE = "def count(xs):\n    n = 0\n    for x in xs:\n"

@@ -72,46 +72,42 @@ def test_heldout_lines_are_lines_of_the_documents() -> None:
 
 @pytest.mark.parametrize("kind", ["gguf", "hf"])
 def test_evaluate_runs_on_tiny_model(tiny_work: Path, kind: str) -> None:
-    from ghostbook.eval.backends import load_backend
-    from ghostbook.eval.generate import TokenIndex, complete
+    from ghostbook.eval.generate import complete, load_backend
     from ghostbook.eval.runner import evaluate
 
     path = tiny_work / "export" / ("ghostbook-fim-q8_0.gguf" if kind == "gguf" else "hf")
     backend = load_backend(path, n_ctx=256)
-    index = TokenIndex(backend, backend.vocab_size)
     # Healing: the prompt loses its last token and the first generated token re-creates it.
-    removed = index.pieces[backend.encode("def f(x):\n    ret")[-1]]
-    healed = complete(backend, index, "def f(x):\n    ret", "\n", max_new=5)
-    assert healed.tokens and index.pieces[healed.tokens[0]].startswith(removed)
-    plain = complete(backend, index, "def f(x):\n    ret", "\n", max_new=5, healing=False)
+    removed = backend.piece(backend.tokenize("def f(x):\n    ret")[-1])
+    healed = complete(backend, "def f(x):\n    ret", "\n", max_new=5)
+    assert healed.tokens and backend.piece(healed.tokens[0]).startswith(removed)
+    plain = complete(backend, "def f(x):\n    ret", "\n", max_new=5, healing=False)
     assert plain.prompt_tokens == healed.prompt_tokens + 1
     # At the start of a line the prefix is a boundary the model was trained on: no healing.
-    line_start = complete(backend, index, "def f(x):\n", "\n", max_new=5)
-    assert line_start.prompt_tokens == complete(backend, index, "def f(x):\n", "\n", max_new=5,
+    line_start = complete(backend, "def f(x):\n", "\n", max_new=5)
+    assert line_start.prompt_tokens == complete(backend, "def f(x):\n", "\n", max_new=5,
                                                 healing=False).prompt_tokens
-    summary = evaluate(backend, index, humaneval_single_line(limit=3), "single", progress=False)
+    summary = evaluate(backend, humaneval_single_line(limit=3), "single", progress=False)
     assert summary.n == 3 and summary.pass_at_1 is not None and 0 <= summary.exact_match <= 1
-    backend.close()
+    backend.unload()
 
 
 @pytest.mark.parametrize("beam", [1, 3])
 def test_gguf_and_hf_backends_agree(tiny_work: Path, beam: int) -> None:
-    from ghostbook.eval.backends import load_backend
-    from ghostbook.eval.generate import TokenIndex, complete
+    from ghostbook.eval.generate import complete, load_backend
 
     outs = []
     for path in (tiny_work / "export" / "ghostbook-fim-f32.gguf", tiny_work / "export" / "hf"):
         backend = load_backend(path, n_ctx=256)
-        index = TokenIndex(backend, backend.vocab_size)
-        outs.append([complete(backend, index, t.prefix[-300:], t.suffix[:100], max_new=8, beam=beam).tokens
+        outs.append([complete(backend, t.prefix[-300:], t.suffix[:100], max_new=8, beam=beam).tokens
                      for t in humaneval_single_line(limit=4)])
-        backend.close()
+        backend.unload()
     assert outs[0] == outs[1]
 
 
 def loops(prefix: str, text: str) -> bool:
     """Whether a suggestion writes a line `looping_lines` forbids where it stands."""
-    from ghostbook.completion.further_lines import looping_lines
+    from ghostbook.decoding.repetition import looping_lines
 
     lines = [line for line in text.split("\n") if line.strip()]
     written = [prefix.rsplit("\n", 1)[-1] + lines[0], *lines[1:]] if lines else []
@@ -121,16 +117,14 @@ def loops(prefix: str, text: str) -> bool:
 def test_multi_line_tasks_are_decoded_line_by_line_without_loops() -> None:
     """With the shipped model, multi-line tasks get suggestions of several lines, found line by line,
     and none loops, where greedy decoding of the same model does."""
-    from ghostbook.eval.backends import LlamaCppBackend
-    from ghostbook.eval.generate import TokenIndex, complete
-    from ghostbook.training.export import default_model_path
+    from ghostbook.eval.generate import complete, load_backend
+    from ghostbook.models.catalog import resolve
 
-    backend = LlamaCppBackend(default_model_path(), n_ctx=512)
-    index = TokenIndex(backend, backend.vocab_size)
+    backend = load_backend(resolve("default")[1], n_ctx=512)
     tasks = humaneval_multi_line()[::8]
-    beam = [complete(backend, index, t.prefix, t.suffix, 128, single_line=False, beam=8).text for t in tasks]
-    greedy = [complete(backend, index, t.prefix, t.suffix, 128, single_line=False).text for t in tasks]
+    beam = [complete(backend, t.prefix, t.suffix, 128, single_line=False, beam=8).text for t in tasks]
+    greedy = [complete(backend, t.prefix, t.suffix, 128, single_line=False).text for t in tasks]
     assert sum(text.strip().count("\n") > 0 for text in beam) >= len(tasks) // 8
     assert not any(loops(t.prefix, text) for t, text in zip(tasks, beam, strict=True))
     assert any(loops(t.prefix, text) for t, text in zip(tasks, greedy, strict=True))
-    backend.close()
+    backend.unload()

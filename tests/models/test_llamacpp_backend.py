@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from ghostbook.models.backend import GenParams, ModelLoadError, TokenOut
+from ghostbook.decoding.plan import DecodePlan
+from ghostbook.models.backend import ModelLoadError, TokenOut
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 
 CODE = (Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "completion" / "context.py").read_text()
@@ -28,7 +29,7 @@ def fim(b: LlamaCppBackend, prefix: str, suffix: str = "") -> list[int]:
     return [int(i) for i in ids if i is not None]
 
 
-async def collect(b: LlamaCppBackend, prompt: list[int], params: GenParams,
+async def collect(b: LlamaCppBackend, prompt: list[int], params: DecodePlan,
                   cancel: threading.Event | None = None) -> list[TokenOut]:
     return [t async for t in b.stream(prompt, params, cancel or threading.Event())]
 
@@ -42,34 +43,34 @@ def test_info_and_vocabulary(backend: LlamaCppBackend) -> None:
 
 async def test_streams_tokens_greedily_and_deterministically(backend: LlamaCppBackend) -> None:
     prompt = fim(backend, CODE[:600])
-    first = await collect(backend, prompt, GenParams(12))
-    second = await collect(backend, prompt, GenParams(12))
+    first = await collect(backend, prompt, DecodePlan(12))
+    second = await collect(backend, prompt, DecodePlan(12))
     assert len(first) == 12 and first == second
     assert backend.last_stats.generated == 12
 
 
 async def test_stop_ids_end_generation(backend: LlamaCppBackend) -> None:
     prompt = fim(backend, CODE[:300])
-    tokens = await collect(backend, prompt, GenParams(12))
-    stopped = await collect(backend, prompt, GenParams(12, stop_ids=frozenset({tokens[2].id})))
+    tokens = await collect(backend, prompt, DecodePlan(12))
+    stopped = await collect(backend, prompt, DecodePlan(12, stop_ids=frozenset({tokens[2].id})))
     assert stopped == tokens[: tokens.index(tokens[2])]
 
 
 async def test_prefix_reuse_evaluates_only_the_new_tokens(backend: LlamaCppBackend) -> None:
-    await collect(backend, fim(backend, CODE[:1200]), GenParams(4))
+    await collect(backend, fim(backend, CODE[:1200]), DecodePlan(4))
     longer = CODE[:1200] + "\n    x = 1"
-    await collect(backend, fim(backend, longer), GenParams(4))
+    await collect(backend, fim(backend, longer), DecodePlan(4))
     stats = backend.last_stats
     n_new = len(fim(backend, longer)) - len(fim(backend, CODE[:1200]))
     assert stats.reused_tokens >= stats.prompt_tokens - n_new - 4  # everything up to the edit is reused
     # a prompt with a different start shares nothing
-    await collect(backend, fim(backend, "import os\n" + CODE[:500]), GenParams(2))
+    await collect(backend, fim(backend, "import os\n" + CODE[:500]), DecodePlan(2))
     assert backend.last_stats.reused_tokens <= 1
 
 
 async def test_healing_constraint_spells_the_removed_text(backend: LlamaCppBackend) -> None:
     prompt = fim(backend, CODE[:400])
-    out = await collect(backend, prompt, GenParams(6, heal=b" return"))
+    out = await collect(backend, prompt, DecodePlan(6, heal=b" return"))
     text = b"".join(t.piece for t in out)
     assert text.startswith(b" return") or b" return".startswith(text)
 
@@ -77,7 +78,7 @@ async def test_healing_constraint_spells_the_removed_text(backend: LlamaCppBacke
 async def test_cancel_stops_between_tokens(backend: LlamaCppBackend) -> None:
     cancel = threading.Event()
     got: list[TokenOut] = []
-    async for token in backend.stream(fim(backend, CODE[:300]), GenParams(200), cancel):
+    async for token in backend.stream(fim(backend, CODE[:300]), DecodePlan(200), cancel):
         got.append(token)
         if len(got) == 3:
             cancel.set()
@@ -95,7 +96,7 @@ async def test_generation_does_not_block_the_event_loop(backend: LlamaCppBackend
 
     task = asyncio.create_task(ticker())
     start = time.perf_counter()
-    await collect(backend, fim(backend, CODE[:1400]), GenParams(100))
+    await collect(backend, fim(backend, CODE[:1400]), DecodePlan(100))
     elapsed = time.perf_counter() - start
     task.cancel()
     assert ticks >= min(5, elapsed / 0.01)
@@ -103,7 +104,7 @@ async def test_generation_does_not_block_the_event_loop(backend: LlamaCppBackend
 
 async def test_prompt_too_long_is_an_error(backend: LlamaCppBackend) -> None:
     with pytest.raises(ValueError, match="does not fit"):
-        await collect(backend, [5] * 1100, GenParams(8))
+        await collect(backend, [5] * 1100, DecodePlan(8))
 
 
 def test_missing_and_corrupt_files(tmp_path: Path, tiny_gguf: Path) -> None:
@@ -121,12 +122,12 @@ def test_missing_and_corrupt_files(tmp_path: Path, tiny_gguf: Path) -> None:
 
 async def test_a_request_cancelled_while_waiting_does_not_run(backend: LlamaCppBackend) -> None:
     first_prompt = fim(backend, CODE[:600])
-    await collect(backend, first_prompt, GenParams(2))
+    await collect(backend, first_prompt, DecodePlan(2))
     cancel = threading.Event()
     cancel.set()
-    assert await collect(backend, fim(backend, "import os\n" + CODE[:300]), GenParams(8), cancel) == []
+    assert await collect(backend, fim(backend, "import os\n" + CODE[:300]), DecodePlan(8), cancel) == []
     assert backend.last_stats.cancelled and backend.last_stats.generated == 0
-    await collect(backend, first_prompt, GenParams(2))  # the KV cache still holds the first prompt
+    await collect(backend, first_prompt, DecodePlan(2))  # the KV cache still holds the first prompt
     assert backend.last_stats.reused_tokens == len(first_prompt) - 1
 
 
@@ -141,9 +142,9 @@ async def test_cancel_during_a_long_prompt_keeps_the_evaluated_part(backend: Lla
         calls += 1
         return calls > 1  # cancelled after the first chunk
 
-    stats = backend.generate(prompt, GenParams(8), cancelled, lambda t: None)
+    stats = backend.generate(prompt, DecodePlan(8), cancelled, lambda t: None)
     assert stats.cancelled and stats.generated == 0
-    await collect(backend, prompt, GenParams(2))
+    await collect(backend, prompt, DecodePlan(2))
     assert backend.last_stats.reused_tokens == 128  # the first chunk stayed in the KV cache
 
 
@@ -152,16 +153,17 @@ async def test_read_check_is_skipped_where_its_context_cannot_be_made(tmp_path: 
     loading), suggestions come without the check instead of failing."""
     import shutil
 
-    from ghostbook.completion.reading import ReadCheck
+    from ghostbook.decoding.lines import LineRules
+    from ghostbook.decoding.reading import ReadCheck
 
     path = tmp_path / "moved.gguf"
     shutil.copy(tiny_gguf, path)
     b = LlamaCppBackend(path, n_ctx=1024, threads=1)
     b.load()
     prompt = fim(b, CODE[:300], CODE[300:400])
-    plain = [t.id for t in await collect(b, prompt, GenParams(12, beam=3))]
+    plain = [t.id for t in await collect(b, prompt, DecodePlan(12, beam=3))]
     path.unlink()
-    checked = GenParams(12, beam=3, reading=ReadCheck.around(CODE[:300], CODE[300:400]))
+    checked = DecodePlan(12, beam=3, rules=LineRules(reading=ReadCheck.around(CODE[:300], CODE[300:400])))
     assert [t.id for t in await collect(b, prompt, checked)] == plain
     assert b._reader is None and b._no_reader
     b.unload()

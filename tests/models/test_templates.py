@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ghostbook.completion.templates import (
+from ghostbook.models.templates import (
     PREFIX,
     SUFFIX,
     TEMPLATES,

@@ -6,7 +6,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from ghostbook.models.backend import GenParams, ModelLoadError, TokenOut
+from ghostbook.decoding.plan import DecodePlan
+from ghostbook.models.backend import ModelLoadError, TokenOut
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.transformers_backend import TransformersBackend
 
@@ -25,7 +26,7 @@ def fim(b: TransformersBackend | LlamaCppBackend, prefix: str) -> list[int]:
     return [int(i) for i in ids if i is not None]
 
 
-async def collect(b: TransformersBackend | LlamaCppBackend, prompt: list[int], params: GenParams,
+async def collect(b: TransformersBackend | LlamaCppBackend, prompt: list[int], params: DecodePlan,
                   cancel: threading.Event | None = None) -> list[TokenOut]:
     return [t async for t in b.stream(prompt, params, cancel or threading.Event())]
 
@@ -38,27 +39,27 @@ async def test_same_tokens_and_pieces_as_llama_cpp(hf: TransformersBackend, tiny
     assert [hf.piece(i) for i in range(512)] == [cpp.piece(i) for i in range(512)]
     for cut in (120, 260, 400):
         prompt = fim(hf, CODE[:cut])
-        assert [t.id for t in await collect(hf, prompt, GenParams(10))] == [
-            t.id for t in await collect(cpp, prompt, GenParams(10))]
+        assert [t.id for t in await collect(hf, prompt, DecodePlan(10))] == [
+            t.id for t in await collect(cpp, prompt, DecodePlan(10))]
     cpp.unload()
 
 
 async def test_kv_reuse_gives_the_same_tokens(hf: TransformersBackend) -> None:
     hf.forget()
-    cold = await collect(hf, fim(hf, CODE[:500]), GenParams(8))
-    await collect(hf, fim(hf, CODE[:450]), GenParams(8))
-    warm = await collect(hf, fim(hf, CODE[:500]), GenParams(8))
+    cold = await collect(hf, fim(hf, CODE[:500]), DecodePlan(8))
+    await collect(hf, fim(hf, CODE[:450]), DecodePlan(8))
+    warm = await collect(hf, fim(hf, CODE[:500]), DecodePlan(8))
     assert hf.last_stats.reused_tokens > 100
     assert warm == cold
 
 
 async def test_healing_and_cancel(hf: TransformersBackend) -> None:
-    out = await collect(hf, fim(hf, CODE[:200]), GenParams(5, heal=b" self"))
+    out = await collect(hf, fim(hf, CODE[:200]), DecodePlan(5, heal=b" self"))
     text = b"".join(t.piece for t in out)
     assert text.startswith(b" self") or b" self".startswith(text)
     cancel = threading.Event()
     got = []
-    async for token in hf.stream(fim(hf, CODE[:200]), GenParams(100), cancel):
+    async for token in hf.stream(fim(hf, CODE[:200]), DecodePlan(100), cancel):
         got.append(token)
         cancel.set()
     assert len(got) == 1 and hf.last_stats.cancelled

@@ -39,13 +39,14 @@ def _hf_greedy(model, ids: list[int], n: int) -> list[int]:
 
 
 def _llama_greedy(llm, ids: list[int], n: int) -> list[int]:
-    from ghostbook.eval.backends import last_logits
+    import llama_cpp
 
     llm.reset()
     llm.eval(ids)
     out = []
     for _ in range(n):
-        tok = int(np.argmax(last_logits(llm)))
+        tok = int(np.argmax(np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1),
+                                                  shape=(llm.n_vocab(),))))
         out.append(tok)
         llm.eval([tok])
     return out

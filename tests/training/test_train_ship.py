@@ -21,8 +21,7 @@ def test_ship_copies_model_tokenizer_and_fim_ids(tiny_work: Path, tmp_path: Path
 
 
 def test_shipped_default_model_completes_code() -> None:
-    from ghostbook.eval.backends import LlamaCppBackend
-    from ghostbook.eval.generate import TokenIndex, complete
+    from ghostbook.eval.generate import complete, load_backend
     from ghostbook.training.export import default_model_dir, default_model_path
 
     path = default_model_path()
@@ -30,13 +29,12 @@ def test_shipped_default_model_completes_code() -> None:
         pytest.skip("no shipped model yet")
     assert path.stat().st_size <= 40 * 1024 * 1024
     fim = json.loads((default_model_dir() / "fim.json").read_text())
-    backend = LlamaCppBackend(path, n_ctx=512)
-    assert [backend.eot, backend.fim_prefix, backend.fim_suffix, backend.fim_middle] == [
-        fim["tokens"][k] for k in ("<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>")]
-    index = TokenIndex(backend, backend.vocab_size)
-    out = complete(backend, index, "def add(a, b):\n    return ", "\n", max_new=8)
+    backend = load_backend(path, n_ctx=512)
+    names = ("<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>")
+    assert [backend.lookup(k) for k in names] == [fim["tokens"][k] for k in names]
+    out = complete(backend, "def add(a, b):\n    return ", "\n", max_new=8)
     assert out.text.strip()  # a real, non-empty line
-    backend.close()
+    backend.unload()
 
 
 def test_ship_evaluates_and_writes_the_card_from_the_run(tiny_work: Path, tmp_path: Path) -> None:
@@ -81,8 +79,7 @@ def _card_row(card: str, model: str, kind: str, n: int) -> dict[str, str]:
 def test_shipped_card_numbers_are_reproduced_by_eval() -> None:
     """The card's single-line exact match for the shipped GGUF (every 5th task) is what `ghostbook eval`
     measures now, within one point: the card describes the model that is actually shipped."""
-    from ghostbook.eval.backends import load_backend
-    from ghostbook.eval.generate import TokenIndex
+    from ghostbook.eval.generate import load_backend
     from ghostbook.eval.runner import evaluate
     from ghostbook.eval.tasks import humaneval_single_line
     from ghostbook.training.export import default_model_dir, default_model_path
@@ -97,7 +94,8 @@ def test_shipped_card_numbers_are_reproduced_by_eval() -> None:
     beam = int(row["beam"]) if row.get("beam", "-") != "-" else 1  # cards before beams decoded greedily
     syntax = row.get("syntax") == "True"  # cards before the syntax check have no such column
     reading = row.get("reading") == "True"  # ... nor before the read check
-    summary = evaluate(backend, TokenIndex(backend, backend.vocab_size), tasks, "single", execute=False,
-                       progress=False, layout=row.get("layout", "psm"), beam=beam, syntax=syntax, reading=reading)
-    backend.close()
+    layout = "spm" if row.get("layout") == "spm" else "psm"
+    summary = evaluate(backend, tasks, "single", execute=False, progress=False, layout=layout, beam=beam,
+                       syntax=syntax, reading=reading)
+    backend.unload()
     assert abs(summary.exact_match - float(row["exact_match"])) <= 0.01, (summary.exact_match, row)

@@ -7,7 +7,7 @@ import sys
 
 # Benchmark name -> module path; imported lazily so one benchmark's heavy imports never slow another.
 BENCHES: dict[str, str] = {
-    "models": "ghostbook.eval.bench_models",
+    "models": "ghostbook.bench.models",
     "completion": "ghostbook.bench.completion",
 }
 

@@ -156,7 +156,7 @@ async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, case
                              humaneval_stride: int) -> None:
     """Cold and +1-line requests (the whole suggestion, and for a cold one also until its first text is
     sent: the beam's first line, while the lines after it are still sought), and HumanEval exact match:
-    greedy, a beam of `beam`, and the beam with its read check (`completion.reading`), side by side."""
+    greedy, a beam of `beam`, and the beam with its read check (`decoding.reading`), side by side."""
     configs = {"greedy": {"beam_width": 1}, "beam": {"beam_width": beam, "read_check": False},
                "beam+read": {"beam_width": beam, "read_check": True}}
     rows: dict[str, dict[str, list[float]]] = {}

@@ -7,11 +7,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from ghostbook.eval.cli import format_table
+from ghostbook.models.backend import Emit, Evaluation, Vocab
 
 PROMPT = '''import os
 from typing import List
@@ -57,29 +59,37 @@ def file_size(path: Path) -> int:
 
 
 def measure(path: Path, threads: int, n_new: int = 50, repeats: int = 3) -> dict[str, object]:
-    """Best-of-`repeats` prompt and decode speed, greedy, EOT suppressed so all tokens are decoded."""
-    from ghostbook.eval.backends import load_backend
+    """Best-of-`repeats` prompt and decode speed, greedy, end tokens suppressed so all tokens are decoded
+    (through the editor's backends: `models.backend.Evaluation`)."""
+    from ghostbook.eval.generate import load_backend
 
     backend = load_backend(path, threads=threads)
-    prompt = backend.encode(PROMPT)
+    prompt = backend.tokenize(PROMPT)
+    times: dict[str, float] = {}
+
+    class Timed:
+        max_new_tokens = n_new
+
+        def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
+            t1, done = time.perf_counter(), list[int]()
+            for _ in range(n_new):
+                logits = model.logits([done])[0]
+                logits[list(vocab.special)] = -np.inf
+                done.append(int(np.argmax(logits)))
+            times["decode"] = time.perf_counter() - t1
+
     best: dict[str, float] = {}
     for _ in range(repeats):
-        if hasattr(backend, "llm"):
-            backend.llm.reset()
+        backend.forget()
         t0 = time.perf_counter()
-        logits = backend.start(prompt)
-        t1 = time.perf_counter()
-        for _ in range(n_new):
-            logits[backend.eot] = -np.inf
-            logits = backend.step(int(np.argmax(logits)))
-        t2 = time.perf_counter()
-        run = {"prompt": t1 - t0, "decode": t2 - t1, "total": t2 - t0}
+        stats = backend.generate(prompt, Timed(), lambda: False, lambda token: None)
+        run = {"prompt": stats.prompt_ms / 1000, "decode": times["decode"], "total": time.perf_counter() - t0}
         best = {k: min(v, best.get(k, v)) for k, v in run.items()}
-    backend.close()
+    backend.unload()
     params, ctx = model_facts(path)
     return {
         "model": path.name,
-        "backend": backend.name.split(":")[0],
+        "backend": "transformers" if path.is_dir() else "llama.cpp",
         "size_MB": round(file_size(path) / 1e6, 2),
         "params_M": round(params / 1e6, 2),
         "ctx": ctx,
@@ -90,9 +100,9 @@ def measure(path: Path, threads: int, n_new: int = 50, repeats: int = 3) -> dict
 
 
 def default_paths() -> list[Path]:
-    from ghostbook.training.export import default_model_dir
+    from ghostbook.models.catalog import DEFAULT_DIR
 
-    return sorted(default_model_dir().glob("*.gguf"))
+    return sorted(DEFAULT_DIR.glob("*.gguf"))
 
 
 def main(argv: list[str] | None = None) -> int:

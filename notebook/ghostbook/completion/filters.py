@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ghostbook.completion.scan import PythonScan
+from ghostbook.decoding.repetition import cut_loop
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 TOP_LEVEL = re.compile(r"\n(?=(?:async def |def |class |import |from |@|if __name__))")
 BLANK_LINE = re.compile(r"\n[ \t]*\n")
 MARKERS = ("\n# %%", "<|endoftext|>", "<fim_", "<fim-", "<|fim", "<file_sep>", "<|file_sep|>", "<EOT>")
-REPEAT = re.compile(r"(.{1,40}?)\1{3,}", re.DOTALL)  # matched against the reversed text: a loop at the end
 
 
 @dataclass(frozen=True)
@@ -143,27 +143,9 @@ def _detab(line: str) -> str:
 
 
 def drop_repetitive(text: str, ctx: FilterContext) -> str:
-    """Cut output where one short piece repeats over most of it (a small model looping) back to the
-    whole lines before the loop (nothing if it loops in its first line); of lines that are all the
-    same, the first. While streaming only the end is checked (on the reversed text, so the regex tries
-    one position); the final text is scanned whole."""
-    match = REPEAT.match(text[::-1])
-    if match is not None and match.end() >= max(24, len(text) // 2) and match.group(1).strip():
-        return _lines_before(text, len(text) - match.end())
-    if ctx.final:
-        for match in REPEAT.finditer(text):
-            if match.end() - match.start() >= max(24, len(text) // 2) and match.group(1).strip():
-                return _lines_before(text, match.start())
-    lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) >= 3 and len(set(lines)) == 1:
-        return text[: text.index(lines[0]) + len(lines[0])]
-    return text
-
-
-def _lines_before(text: str, at: int) -> str:
-    """The whole lines of `text` that end before position `at` (nothing if `at` is in the first line)."""
-    end = text.rfind("\n", 0, at + 1)
-    return text[:end] if end > 0 and text[:end].strip() else ""
+    """Cut output that loops (`decoding.repetition.cut_loop`, the rule the search's repetition rules
+    live with); while streaming only its end is checked."""
+    return cut_loop(text, ctx.final)
 
 
 def drop_blank(text: str, ctx: FilterContext) -> str:

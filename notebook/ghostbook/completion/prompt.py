@@ -6,22 +6,16 @@ from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
 from ghostbook.completion.filters import multi_line_possible
-from ghostbook.completion.further_lines import FurtherLines
-from ghostbook.completion.healing import heal, indentation_to_heal, should_heal
-from ghostbook.completion.indentation import indent_rule
-from ghostbook.completion.neighbours import repeated_lines
-from ghostbook.completion.reading import ReadCheck
-from ghostbook.completion.syntax_fit import SyntaxFit
-from ghostbook.completion.templates import Layout, TemplateError, build_prompt, get_template, stop_ids
-from ghostbook.models.backend import Backend, GenParams
-
-SPECIAL_MARGIN = 8  # room for the template's special tokens
+from ghostbook.decoding.plan import Around, Choices, DecodePlan
+from ghostbook.decoding.tokens import heal, indentation_to_heal, should_heal
+from ghostbook.models.backend import Backend
+from ghostbook.models.templates import PREFIX, SUFFIX, Layout, TemplateError, build_prompt, fit, get_template, stop_ids
 
 
 @dataclass(frozen=True)
 class Prompt:
     ids: list[int]
-    params: GenParams  # max new tokens, stop ids, and the healed bytes the output must start with
+    plan: DecodePlan  # max new tokens, stop ids, the healed bytes the output must start with, the search
 
 
 def layout_for(backend: Backend) -> Layout:
@@ -37,34 +31,28 @@ def layout_for(backend: Backend) -> Layout:
         return "psm"
 
 
-def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True) -> Prompt:
-    """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens);
-    `beam`: the beam width for the first line (1: greedy); `read_check`: rank the beam's lines by reading
-    them in the notebook's text (`completion.reading`)."""
+def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True, *,
+                layout: Layout | None = None, healing: bool = True, syntax: bool = True,
+                multi_line: bool | None = None) -> Prompt:
+    """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens) and its
+    decode plan: `beam` width for the first line (1: greedy), `read_check`/`syntax` rules for the beam's
+    lines (`decoding.reading`, `decoding.syntax_fit`). Eval sets the rest: the FIM `layout` (default:
+    the model's), `healing` off, `multi_line` (default: where the rest of the cursor's line allows it)."""
     template = get_template(backend.info.family)
-    indentation = indentation_to_heal(ctx.prefix)
+    indentation = indentation_to_heal(ctx.prefix) if healing else ""
     if indentation:  # the prompt stops at the line's start; the output spells the indentation first
         prefix_ids, removed = backend.tokenize(ctx.prefix[: -len(indentation)]), indentation.encode()
     else:
         prefix_ids, removed = backend.tokenize(ctx.prefix), b""
-        if should_heal(ctx.prefix):
+        if healing and should_heal(ctx.prefix):
             prefix_ids, removed = heal(prefix_ids, backend.piece)
-    suffix_ids = backend.tokenize(ctx.suffix)
-    # the budget was counted piece by piece; if the joined text came out longer, cut the far ends
-    excess = len(prefix_ids) + len(suffix_ids) + SPECIAL_MARGIN + max_new - backend.info.n_ctx
-    if excess > 0:
-        cut = min(excess, len(suffix_ids))
-        suffix_ids = suffix_ids[: len(suffix_ids) - cut]
-        prefix_ids = prefix_ids[excess - cut :]
-    ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, layout_for(backend))
-    blank_line = not ctx.prefix.rsplit("\n", 1)[-1].strip()
-    avoid = repeated_lines(ctx.prefix, ctx.suffix) if beam > 1 else frozenset()
-    indent = indent_rule(ctx.cell_prefix) if beam > 1 else None  # the cell is whole statements; the prefix may not be
-    syntax = SyntaxFit(ctx.cell_prefix, ctx.cell_suffix) if beam > 1 else None
-    reading = ReadCheck.around(ctx.prefix, ctx.suffix, removed) if beam > 1 and read_check else None
-    # line by line only where the suggestion may go past the cursor's line (else `filters` keeps one line)
-    multi = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
-    lines = (FurtherLines.around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, removed,
-                                 read_check=read_check) if beam > 1 and multi else None)
-    return Prompt(ids, GenParams(max_new, stop_ids(template, backend.lookup), removed, beam, blank_line, avoid,
-                                 indent, syntax, reading, lines))
+    mode = layout or layout_for(backend)
+    specials = sum(part not in (PREFIX, SUFFIX) for part in template.layout(mode)) + bool(template.bos)
+    # the context was counted piece by piece; if the joined text came out longer, cut the far ends
+    prefix_ids, suffix_ids = fit(prefix_ids, backend.tokenize(ctx.suffix), backend.info.n_ctx - max_new - specials - 1)
+    ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, mode)
+    if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
+        multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
+    plan = DecodePlan.around(Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix), removed, max_new,
+                             stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line))
+    return Prompt(ids, plan)

@@ -1,4 +1,6 @@
-"""Per-session completion: request → gate → context → prompt → cache → backend stream → filters → emit.
+"""Per-session completion: request → gate → context → prompt ids and decode plan → cache → backend
+stream (the decoding runs in the backend's worker) → filters → emit. Settings and model status live
+in `controls.SettingsController`.
 
 One `CompletionService` per notebook session. Each request runs as its own task so the websocket loop
 is never held; a newer request from the same client cancels the one in flight, and nothing more is
@@ -15,18 +17,19 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from ghostbook import protocol as p
 from ghostbook.completion import filters, gate
 from ghostbook.completion.cache import SuggestionCache
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider
+from ghostbook.completion.controls import Broadcast, Send, SettingsController
 from ghostbook.completion.prompt import layout_for, make_prompt
-from ghostbook.completion.settings import CompletionSettings, SettingsError, SettingsStore, shared_store
+from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
 from ghostbook.completion.stats import CompletionStats
-from ghostbook.completion.templates import TemplateError
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_registry
+from ghostbook.models.templates import TemplateError
 
 log = logging.getLogger(__name__)
 
@@ -35,10 +38,6 @@ class CellLike(Protocol):
     id: str
     cell_type: str
     source: str
-
-
-Send = Callable[[str, dict[str, Any]], None]  # (client id, message)
-Broadcast = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -64,9 +63,7 @@ class CompletionService:
         self._inflight: dict[str, _Inflight] = {}
         self._builder: tuple[Backend, ContextBuilder] | None = None
         self.prewarms = 0
-        self._unsubscribe = self.registry.subscribe(self._on_model_status)
-        if self.store.current.enabled:
-            self.registry.start(self.store.current.model)
+        self.controls = SettingsController(self.store, self.registry, send, broadcast, self.cache.clear)
 
     # ---- messages -------------------------------------------------------------------------------
 
@@ -82,10 +79,10 @@ class CompletionService:
                 self.stats.feedback(message.event, message.latency_ms)
                 self._send_stats(client_id)
             case p.GetSettings():
-                self._send(client_id, self._settings_message(message.ref))
+                self._send(client_id, self.controls.settings_message(message.ref))
                 self._send_stats(client_id)
             case p.UpdateSettings():
-                await self._update_settings(client_id, message)
+                await self.controls.update(client_id, message)
 
     def suggest(self, client_id: str, message: p.Suggest) -> asyncio.Task[None]:
         """Start answering `message` (cancelling this client's previous request); returns the task."""
@@ -97,7 +94,7 @@ class CompletionService:
         return inflight.task
 
     async def close(self) -> None:
-        self._unsubscribe()
+        self.controls.close()
         for client_id in list(self._inflight):
             self._cancel(client_id)
 
@@ -160,11 +157,11 @@ class CompletionService:
         except TemplateError as exc:
             self._emit_error(client_id, inflight, str(exc))
             return None
-        removed = prompt.params.heal
+        removed = prompt.plan.heal
         fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
         raw, shown, stopped = b"", "", False
         self.stats.model_calls += 1
-        stream = backend.stream(prompt.ids, prompt.params, inflight.cancel)
+        stream = backend.stream(prompt.ids, prompt.plan, inflight.cancel)
         async with contextlib.aclosing(stream):
             async for token in stream:
                 if stopped:
@@ -223,7 +220,7 @@ class CompletionService:
         cancel = threading.Event()
         self.registry.prewarms.add(cancel)
         try:
-            stream = backend.stream(prompt.ids, dataclasses.replace(prompt.params, max_new_tokens=1), cancel)
+            stream = backend.stream(prompt.ids, dataclasses.replace(prompt.plan, max_new_tokens=1), cancel)
             async with contextlib.aclosing(stream):
                 async for _ in stream:
                     pass
@@ -267,33 +264,8 @@ class CompletionService:
     def _send_stats(self, client_id: str) -> None:
         self._send(client_id, p.event("completion_stats", stats=self.stats.to_json()))
 
-    # ---- settings and model status --------------------------------------------------------------
-
     def model_status(self) -> ModelStatus:
-        if not self.store.current.enabled:
-            return ModelStatus("off", self.registry.status.name, self.registry.status.path)
-        return self.registry.status
-
-    def _settings_message(self, ref: str | None) -> dict[str, Any]:
-        return p.event("settings", ref=ref, settings=self.store.current.to_json(), model=self.model_status().to_json())
-
-    async def _update_settings(self, client_id: str, message: p.UpdateSettings) -> None:
-        before = self.store.current
-        try:
-            after = await asyncio.to_thread(self.store.update, message.settings)
-        except SettingsError as exc:
-            self._send(client_id, p.error_message(f"invalid settings: {exc}", message.ref))
-            return
-        if after.model != before.model:
-            self.cache.clear()
-        if after.enabled:
-            self.registry.start(after.model)
-        self._send(client_id, self._settings_message(message.ref))
-        if after.enabled != before.enabled:
-            self._broadcast(p.event("model_status", model=self.model_status().to_json()))
-
-    def _on_model_status(self, status: ModelStatus) -> None:
-        self._broadcast(p.event("model_status", model=self.model_status().to_json()))
+        return self.controls.model_status()
 
 
 def _strip(raw: bytes, removed: bytes) -> str:

@@ -31,7 +31,7 @@ class CompletionSettings:
     # beam 8 14.1% exact match, ~1.6x the time).
     beam_width: int = 8
     # With a beam: rank its best first lines once more by reading them, and the next lines, as plain code
-    # (completion.reading; ~1.6x the time of a beam alone, better lines).
+    # (decoding.reading; ~1.6x the time of a beam alone, better lines).
     read_check: bool = True
 
     def to_json(self) -> dict[str, Any]:

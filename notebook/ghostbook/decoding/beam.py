@@ -5,20 +5,20 @@ repetitive line; the whole line it writes is then much less likely than a short,
 beam over the first line (scored by its total log-probability, ended by a newline or end-of-text)
 finds the likelier line at a few times greedy's cost, which a line of ~10 tokens can afford.
 
-The search is backend-neutral: `seek(tokens)` returns the next-token logits after the prompt plus
-`tokens` (llama.cpp keeps the KV cache of the common prefix, so moving between beams re-evaluates
-only where they differ).
+The search is backend-neutral: each step asks the model (`models.backend.Evaluation.logits`) for the
+next-token logits of every live hypothesis at once (the KV cache keeps what they share). What a line
+must respect comes as one object (`LineSearch`, with its `LineRules`), not a parameter per rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ghostbook.completion.healing import TokenIndex
-from ghostbook.completion.indentation import IndentRule
+from ghostbook.decoding.lines import LineRules
+from ghostbook.decoding.tokens import TokenIndex
 
 # The beam searches at most this many tokens for a line (a Python line is ~5-20 tokens here); a line
 # still open then goes on greedily, streamed, instead of keeping the user waiting for a whole budget.
@@ -32,9 +32,6 @@ FIT_STEPS = 8
 # With a `rank`, this many of the likeliest distinct finished lines are ranked once more (at beam 8, 4
 # lines: 13.2% line-start exact match, 8 lines: 14.1%, for ~12% more time).
 RANK_LINES = 8
-# What each line after a suggestion's first starts with, spelled by the newline token a beam picks
-# (line-by-line decoding: `models.streaming.beam_lines`, `completion.further_lines`).
-LEAD = b"\n"
 # Where the end competes with a further line (`beam_line`'s `stop`), this many nats are taken off its
 # log-probability: trained mostly on one-line spans, the model ends a middle after one line far more
 # often than code does. HumanEval multi-line, the reference's first k lines written, every 2nd task:
@@ -52,6 +49,28 @@ def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_
     if b"\n" in text:
         return not single_line
     return len(line) >= budget
+
+
+Logits = Callable[[Sequence[Sequence[int]]], np.ndarray]  # branches -> one row of next-token logits each
+Rank = Callable[[Sequence[bytes]], Sequence[float]]
+
+
+@dataclass(frozen=True)
+class LineSearch:
+    """One beam search for a line: `width` hypotheses, at most `max_new` tokens. `heal`: bytes the output
+    must start with (token healing), not counted as the line's text. `allow_empty`: whether a line with
+    nothing but whitespace may win (not where the cursor's line is still blank: an empty answer there
+    says nothing). `stop`: ending before the line (an end token first, whatever `heal` asks, its
+    log-probability less `END_COST`) is a candidate too, checked and ranked as an empty insertion; it
+    wins as `[]` (a suggestion's further lines, whose `heal` is the newline that starts them).
+    `rules`: what the line must respect (`decoding.lines.LineRules`)."""
+
+    width: int = 3
+    max_new: int = 48
+    heal: bytes = b""
+    allow_empty: bool = True
+    stop: bool = False
+    rules: LineRules = field(default_factory=LineRules)
 
 
 @dataclass(frozen=True)
@@ -76,30 +95,22 @@ def _ranked(scores: np.ndarray, ids: Sequence[int] | None, k: int) -> list[int]:
     return [int(i) for i in cand[np.argsort(-scores[cand], kind="stable")]]
 
 
-def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, special: Collection[int],
-              width: int = 3, max_new: int = 48, heal: bytes = b"", stop_ids: Collection[int] = (),
-              allow_empty: bool = True, avoid: Collection[bytes] = (), indent: IndentRule | None = None,
-              fits: Callable[[bytes], bool] | None = None,
-              rank: Callable[[Sequence[bytes]], Sequence[float]] | None = None, stop: bool = False,
-              cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
-    """The likeliest first line's tokens (its last token holds the newline; an end-of-text or stop
-    token is not included), among those a beam of `width` finds; None once `cancelled`.
+def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: LineSearch,
+              rank: Rank | None = None, cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
+    """The likeliest line's tokens (its last token holds the newline; an end token, one of `ends`, is not
+    included), among those a beam of `search.width` finds; None once `cancelled`. `logits(branches)`:
+    the next-token logits after the prompt and each branch.
 
-    `heal`: bytes the output must start with (token healing), not counted as the line's text.
-    `allow_empty`: whether a line with nothing but whitespace may win (not where the cursor's line is
-    still blank: an empty answer there says nothing). `avoid`: line texts (without trailing spaces) that
-    may not win (`completion.neighbours.repeated_lines`: the lines just above and below). `indent`: where
-    the line may be indented (`completion.indentation.indent_rule`); a line indented elsewhere is
-    dropped as soon as its first character shows it. `fits`: whether a finished line (its text, without
-    the newline) fits the code around it (`completion.syntax_fit`); the likeliest line that fits wins
-    (the search goes on up to `FIT_STEPS` steps to find one), else the likeliest. `rank`: extra scores
-    for candidate lines (each as the editor would insert it: healed bytes first, no newline;
-    `completion.reading`); the `RANK_LINES` likeliest distinct finished lines (those that fit, if any
-    does) are ranked by their score plus `rank`'s, and the best wins (unless none fits and the budget
-    cut a line likelier than all of them: that line goes on, as without `rank`). `stop`: ending before the
-    line (an end-of-text or stop token first, whatever `heal` asks, its log-probability less `END_COST`) is
-    a candidate too, checked and ranked as an empty insertion; it wins as `[]` (a suggestion's further
-    lines, whose `heal` is the newline that starts them: `completion.further_lines`)."""
+    A line `search.rules.avoid`s may not win; one indented where `rules.indent` rejects it is dropped as
+    it forms; of finished lines the likeliest that `rules.syntax` fits wins (the search goes on up to
+    `FIT_STEPS` steps to find one), else the likeliest. `rank`: extra scores for candidate lines (each as
+    the editor would insert it: healed bytes first, no newline; `decoding.reading`); the `RANK_LINES`
+    likeliest distinct finished lines (those that fit, if any does) are ranked by their score plus
+    `rank`'s, and the best wins (unless none fits and the budget cut a line likelier than all of them:
+    that line goes on, as without `rank`)."""
+    width, heal, allow_empty, stop = search.width, search.heal, search.allow_empty, search.stop
+    avoid, indent = search.rules.avoid, search.rules.indent
+    fits = search.rules.syntax.fits if search.rules.syntax is not None else None
     live = [Hypothesis((), 0.0, heal, b"")]
     best: Hypothesis | None = None
     best_fit: Hypothesis | None = None
@@ -107,15 +118,16 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     every: list[Hypothesis] = []  # all finished lines, for `rank`
     extra = 0  # steps searched for a line that fits after the likeliest line was found
     stopped: Hypothesis | None = None  # with `stop`: the end, before any line
-    for _ in range(max_new):
+    for _ in range(search.max_new):
         grown: list[Hypothesis] = []
-        for hyp in live:
-            if cancelled():
-                return None
-            scores = log_softmax(seek(hyp.tokens))
+        if cancelled():
+            return None
+        rows = logits([hyp.tokens for hyp in live])  # one model call for the whole beam
+        for hyp, row in zip(live, rows, strict=True):
+            scores = log_softmax(row)
             if stop and not hyp.tokens:  # the end competes once the lines are found, not while they are sought
-                ends = [t for t in (*special, *stop_ids) if t < len(scores)]
-                stopped = Hypothesis((), max(float(scores[t]) for t in ends) - END_COST, b"", b"") if ends else None
+                known = [t for t in ends if t < len(scores)]
+                stopped = Hypothesis((), max(float(scores[t]) for t in known) - END_COST, b"", b"") if known else None
             allowed = index.allowed(hyp.required) if hyp.required else None
             if allowed is not None and not allowed:  # no token spells it: drop the constraint, as greedy does
                 hyp, allowed = Hypothesis(hyp.tokens, hyp.score, b"", hyp.text), None
@@ -124,7 +136,7 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
                 if kept > width:
                     break
                 score = hyp.score + float(scores[tok])
-                if tok in stop_ids or tok in special:
+                if tok in ends:
                     if allowed is None and (allow_empty or hyp.text.strip()) and hyp.text.rstrip() not in avoid:
                         done = Hypothesis(hyp.tokens, score, b"", hyp.text)
                         best = _better(best, done)
@@ -178,8 +190,8 @@ def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, sp
     return list(best.tokens) if best is not None else []
 
 
-def _rank(lines: list[Hypothesis], heal: bytes, fits: Callable[[bytes], bool] | None,
-          rank: Callable[[Sequence[bytes]], Sequence[float]], cancelled: Callable[[], bool],
+def _rank(lines: list[Hypothesis], heal: bytes, fits: Callable[[bytes], bool] | None, rank: Rank,
+          cancelled: Callable[[], bool],
           stop: bool = False) -> Hypothesis | None:
     """The best of the `RANK_LINES` likeliest distinct `lines` (those that fit, if any does) by score plus
     `rank`'s score; None once `cancelled`. With `stop`, a line of no tokens is the end: it inserts nothing."""

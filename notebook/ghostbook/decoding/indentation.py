@@ -5,7 +5,7 @@ first line must sit where Python accepts it: deeper than the line above when tha
 (ends with `:`), else at the indentation of the enclosing blocks (the line above's, or a dedent to an
 outer one). A small FIM model gets this wrong often: on HumanEval's single-line tasks (cursor at the
 line's start) the shipped model's beam answer was indented where Python raises an IndentationError in
-94 of 1033 tasks, the right answer never is. The beam search (`models.beam`) drops such lines as they
+94 of 1033 tasks, the right answer never is. The beam search (`decoding.beam`) drops such lines as they
 form: none left, pass@1 8.4% -> 9.7% (exact match, which ignores indentation, 8.4% -> 8.5%).
 `tokenize` reads the code above; where it cannot (an open bracket or string, tabs) there is no rule.
 """

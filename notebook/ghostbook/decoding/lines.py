@@ -1,8 +1,9 @@
-"""The rules for a suggestion's lines after its first, re-made for each line from what is written so far.
+"""The rules a line must obey (`LineRules`, each a small object), and for a suggestion's lines after
+its first, the rules re-made for each line from what is written so far (`FurtherLines`).
 
 A small FIM model trained mostly on single-line spans ends its middle after one line, so a suggestion
 that needs more lines never gets them. Past its first line a suggestion is therefore decoded line by
-line (`models.streaming.beam_lines`): each further line, or the end, is what a beam finds after the
+line (`decoding.search.beam_lines`): each further line, or the end, is what a beam finds after the
 lines written so far, under the same rules as the first line, applied where that line stands: not a
 copy of the line above or below it, indented where Python allows, keeping the code parseable, and
 ranked by the read check, where "end here" is a candidate like any line. `FurtherLines` keeps the text
@@ -14,48 +15,35 @@ Pure: no model here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
-from ghostbook.completion.indentation import IndentRule, indent_rule
-from ghostbook.completion.neighbours import repeated_lines
-from ghostbook.completion.reading import ReadCheck
-from ghostbook.completion.syntax_fit import SyntaxFit
-from ghostbook.models.beam import LEAD
+from ghostbook.decoding.indentation import IndentRule, indent_rule
+from ghostbook.decoding.reading import ReadCheck
+from ghostbook.decoding.repetition import looping_lines, repeated_lines
+from ghostbook.decoding.syntax_fit import SyntaxFit
 
-LOOP_LINES = 4  # the longest run of lines whose repeat `looping_lines` stops
-
-
-def looping_lines(lines: list[str], longest: int = LOOP_LINES) -> frozenset[bytes]:
-    """Next lines (without trailing spaces) that would make a small model's suggestion loop: one that
-    would end a second copy of its last 2..`longest` lines, and one that opens a block with a condition
-    the suggestion has already opened (`if not res:` again), at the same indentation or nested inside
-    that block while it is open. Real code does neither (no canonical HumanEval solution does; a test
-    checks): there a line repeats within 6 lines 13 times in 1033, always a `return`, `break` or call
-    line, never a pair of lines nor an `if`/`for`/`while` line."""
-    lines = [line.rstrip() for line in lines]
-    n = len(lines)
-    avoid = {lines[n - p] for p in range(2, longest + 1)
-             if n >= 2 * p - 1 and lines[n - p + 1 :] == lines[n - 2 * p + 1 : n - p]}
-    deepest = _indent(lines[-1]) + 4 if lines else 0  # the next line is indented at most this deep
-    for j, line in enumerate(lines):
-        if line.endswith(":") and " " in line.strip():
-            avoid.add(line)
-            if all(_indent(below) > _indent(line) for below in lines[j + 1 :] if below.strip()):  # still open
-                avoid |= {" " * i + line.strip() for i in range(_indent(line) + 1, deepest + 1)}
-    return frozenset(line.encode() for line in avoid)
+# What each line after a suggestion's first starts with, spelled by the newline token a beam picks.
+LEAD = b"\n"
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
+class LineFit(Protocol):
+    """A rule a finished line should keep (`SyntaxFit`): the likeliest line that does wins."""
+
+    def fits(self, line: bytes) -> bool: ...
 
 
 @dataclass(frozen=True)
 class LineRules:
-    """What the beam's candidates for one further line must respect (see `models.beam.beam_line`)."""
+    """What a beam's candidate lines must respect (`decoding.beam.beam_line`): `avoid`, line texts
+    (without trailing spaces) that may not win (`decoding.repetition`: the neighbours, a loop);
+    `indent`, where the line may be indented (a line indented elsewhere is dropped as soon as its first
+    character shows it); `syntax`, whether a finished line fits the code around it (the likeliest that
+    does wins); `reading`, the read check that ranks the best lines (with a backend that can read)."""
 
-    avoid: frozenset[bytes]
-    indent: IndentRule | None
-    syntax: SyntaxFit | None
-    reading: ReadCheck | None
+    avoid: frozenset[bytes] = frozenset()
+    indent: IndentRule | None = None
+    syntax: LineFit | None = None
+    reading: ReadCheck | None = None
 
 
 @dataclass(frozen=True)

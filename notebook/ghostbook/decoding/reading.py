@@ -8,31 +8,21 @@ non-blank lines, given the text above it (no FIM tokens; the model was trained o
 The line with the highest FIM score plus reading score wins. On HumanEval line-start infilling with the
 shipped model this moves exact match from ~11% to ~14% (model card).
 
-Pure apart from the `Reader` a backend hands in (its tokenizer and `logprobs`).
+Pure apart from the `Reader` a backend hands in (`models.backend.Reader`: its tokenizer and `logprobs`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
-from ghostbook.models.streaming import common_prefix
+from ghostbook.models.backend import Reader, common_prefix
 
 NEXT_LINES = 2  # non-blank lines after the cursor's line that the reading scores
 READ_CONTEXT = 400  # tokens of the text above that the reading sees
 READ_CHARS = 6 * READ_CONTEXT  # the text above is cut to this many characters before tokenizing
-
-
-class Reader(Protocol):
-    """What a backend offers the read check."""
-
-    def tokenize(self, text: str) -> list[int]: ...
-
-    def logprobs(self, ids: Sequence[int], start: int) -> np.ndarray:
-        """log P(ids[i] | ids[:i]) for i >= start (0 < start < len(ids)), with no special tokens around."""
 
 
 def next_lines(suffix: str, n: int = NEXT_LINES) -> str:

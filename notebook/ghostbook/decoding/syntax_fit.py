@@ -3,7 +3,7 @@
 A small FIM model often writes a line that Python cannot parse where it stands: docstring prose in a
 function body (`Returns:`), an `else:` with no `if`, a statement that breaks the code below it. With
 the suffix known, the cell with the line inserted can simply be parsed. The beam search
-(`models.beam`) keeps the likeliest line that fits, searching up to `FIT_STEPS` steps past the
+(`decoding.beam`) keeps the likeliest line that fits, searching up to `FIT_STEPS` steps past the
 likeliest line for one; where none fits (a syntax error elsewhere in the cell) it keeps the
 likeliest, as without the check. On HumanEval's single-line tasks (cursor at the line's start, PSM,
 beam 4) the step-18500 default model's answer left the program unparsable in 276 of 1033 tasks (the

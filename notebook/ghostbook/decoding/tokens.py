@@ -1,4 +1,6 @@
-"""Token healing: when the cursor cuts a token, back the prompt up to the previous token boundary and
+"""The token index and token healing.
+
+Token healing: when the cursor cuts a token, back the prompt up to the previous token boundary and
 let the model regenerate the removed text, constrained so its first tokens spell it out.
 
 Byte-level BPE merges a leading space or newline+indent into the next word (`" foo"`), so a prompt
@@ -10,6 +12,9 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Collection, Sequence
+from functools import lru_cache
+
+from ghostbook.models.backend import Vocab
 
 
 def should_heal(prefix_text: str) -> bool:
@@ -78,3 +83,9 @@ def _successor(data: bytes) -> bytes | None:
     if not stripped:
         return None
     return stripped[:-1] + bytes([stripped[-1] + 1])
+
+
+@lru_cache(maxsize=4)
+def index_of(vocab: Vocab) -> TokenIndex:
+    """The `TokenIndex` of a backend's vocabulary, made once per loaded model."""
+    return TokenIndex(vocab.pieces, vocab.special)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import lzma
 import sys
 import time
 from pathlib import Path
@@ -18,10 +19,18 @@ from ghostbook.eval.runner import Summary, evaluate
 
 def _model_path(spec: str) -> Path:
     if spec == "default":
-        from ghostbook.training.export import default_model_path
+        from ghostbook.models.catalog import resolve
 
-        return default_model_path()
+        return resolve("default")[1]
     return Path(spec).expanduser()
+
+
+def heldout_texts(path: Path) -> list[str]:
+    """The texts of a corpus split (`training.corpus` writes it: jsonl, or its packed copy `PATH.xz`)."""
+    packed = path.with_name(path.name + ".xz")
+    handle = lzma.open(packed, "rt", encoding="utf-8") if not path.exists() and packed.exists() else path.open()
+    with handle:
+        return [json.loads(line)["text"] for line in handle if line.strip()]
 
 
 def _tasks(name: str, args: argparse.Namespace) -> list:
@@ -32,10 +41,7 @@ def _tasks(name: str, args: argparse.Namespace) -> list:
     elif name == "multi":
         tasks = t.humaneval_multi_line()
     else:
-        from ghostbook.training.corpus import read_docs
-
-        docs = read_docs(Path(args.heldout).expanduser())
-        tasks = t.heldout_lines([d.text for d in docs], n=args.heldout_n)
+        tasks = t.heldout_lines(heldout_texts(Path(args.heldout).expanduser()), n=args.heldout_n)
     if args.stride > 1:
         tasks = tasks[:: args.stride]
     return tasks[: args.limit] if args.limit else tasks
@@ -68,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
     ap.add_argument("--no-healing", action="store_true", help="disable token healing")
     ap.add_argument("--no-syntax", action="store_true",
-                    help="the beam's first line need not fit the code around it (completion.syntax_fit)")
+                    help="the beam's first line need not fit the code around it (decoding.syntax_fit)")
     ap.add_argument("--no-reading", action="store_true",
-                    help="the beam's best lines are not ranked by a left-to-right reading (completion.reading)")
+                    help="the beam's best lines are not ranked by a left-to-right reading (decoding.reading)")
     ap.add_argument("--cut", choices=["line", "indent", "mid"], default="line",
                     help="single-line tasks: cursor at the line's start, after its indentation, or inside it")
     ap.add_argument("--layout", choices=["psm", "spm"], default="psm",
@@ -85,27 +91,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
 
-    from ghostbook.eval.backends import load_backend
-    from ghostbook.eval.generate import TokenIndex
+    from ghostbook.eval.generate import load_backend
 
     rows: list[dict[str, object]] = []
     details: list[dict[str, object]] = []
     for spec in args.models:
         path = _model_path(spec)
         backend = load_backend(path, threads=args.threads, n_ctx=args.n_ctx)
-        index = TokenIndex(backend, backend.vocab_size)
         for name in args.tasks:
             t0 = time.time()
-            summary: Summary = evaluate(backend, index, _tasks(name, args), name, execute=not args.no_exec,
+            summary: Summary = evaluate(backend, _tasks(name, args), name, execute=not args.no_exec,
                                         healing=not args.no_healing, progress=not args.quiet, layout=args.layout,
                                         beam=args.beam, syntax=not args.no_syntax, reading=not args.no_reading)
-            row = {"model": backend.name, "healing": not args.no_healing, "layout": args.layout, "beam": args.beam,
+            runtime = "transformers" if path.is_dir() else "llama.cpp"
+            row = {"model": f"{runtime}:{path.name}", "healing": not args.no_healing, "layout": args.layout,
+                   "beam": args.beam,
                    "syntax": not args.no_syntax and args.beam > 1, "reading": not args.no_reading and args.beam > 1,
                    "cut": args.cut if name == "single" else "-", **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
             details.append({**row, "results": [r.__dict__ for r in summary.results]})
-        backend.close()
+        backend.unload()
     print(format_table(rows))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

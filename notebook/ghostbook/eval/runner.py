@@ -7,9 +7,11 @@ from dataclasses import asdict, dataclass, field
 
 from tqdm import tqdm
 
-from ghostbook.eval.generate import Backend, TokenIndex, complete
+from ghostbook.eval.generate import complete
 from ghostbook.eval.sandbox import run_program
 from ghostbook.eval.tasks import Task
+from ghostbook.models.backend import Backend
+from ghostbook.models.templates import Layout
 
 
 def normalise(text: str) -> str:
@@ -49,17 +51,17 @@ class Summary:
         return d
 
 
-def evaluate(backend: Backend, index: TokenIndex, tasks: list[Task], kind: str, execute: bool = True,
+def evaluate(backend: Backend, tasks: list[Task], kind: str, execute: bool = True,
              healing: bool = True, max_new: int | None = None, timeout: float = 5.0,
-             progress: bool = True, layout: str = "psm", beam: int = 1, syntax: bool = True,
+             progress: bool = True, layout: Layout = "psm", beam: int = 1, syntax: bool = True,
              reading: bool = True) -> Summary:
-    """Complete every task greedily (FIM `layout` "psm" or "spm") and score it."""
+    """Complete every task as the editor does (FIM `layout` "psm" or "spm", beam `beam`) and score it."""
     single = kind != "multi"
     max_new = max_new or (48 if single else 128)
     results = []
     for task in tqdm(tasks, desc=f"eval {kind}", unit="task", disable=not progress):
         t0 = time.perf_counter()
-        comp = complete(backend, index, task.prefix, task.suffix, max_new, single, healing, layout, beam, syntax,
+        comp = complete(backend, task.prefix, task.suffix, max_new, single, healing, layout, beam, syntax,
                         reading)
         dt = time.perf_counter() - t0
         em = exact_match(comp.text, task.middle, single)

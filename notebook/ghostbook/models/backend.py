@@ -1,22 +1,20 @@
 """The small interface every completion backend implements (DESIGN §3).
 
-A backend is loaded once (blocking; the loader runs it in a worker thread), then streams the tokens
-of a prompt given as token ids. Errors and progress travel as data (`ModelStatus`), never as crashes
-of the server.
+A backend is loaded once (blocking; the loader runs it in a worker thread), then evaluates a prompt
+given as token ids and hands a `Search` (the decoding, `ghostbook.decoding`) an `Evaluation`: the one
+way decoding reaches a model (next-token logits for several continuations of the prompt at once, the
+KV cache kept for what they share, and a plain-code `Reader` for log-probabilities). Errors and
+progress travel as data (`ModelStatus`), never as crashes of the server.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
-if TYPE_CHECKING:
-    from ghostbook.completion.further_lines import FurtherLines
-    from ghostbook.completion.indentation import IndentRule
-    from ghostbook.completion.reading import ReadCheck
-    from ghostbook.completion.syntax_fit import SyntaxFit
+import numpy as np
 
 State = Literal["off", "loading", "ready", "error"]
 
@@ -34,30 +32,6 @@ class ModelStatus:
     def to_json(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "path": self.path, "progress": self.progress,
                 "message": self.message}
-
-
-@dataclass(frozen=True)
-class GenParams:
-    """Generation settings. `heal`: bytes the output must start with (token healing). `beam` > 1: the
-    first line is the likeliest a beam that wide finds, the rest greedy (`beam.beam_line`);
-    `blank_line`: the cursor's line is still blank, so an empty first line says nothing; `avoid`: first
-    lines the beam may not choose (`completion.neighbours.repeated_lines`); `indent`: where the beam's
-    first line may be indented (`completion.indentation.indent_rule`); `syntax`: the cell around the
-    cursor, which the beam's first line should fit (`completion.syntax_fit`); `reading`: the text the
-    beam's best lines are read in to rank them (`completion.reading`; backends that can read); `lines`:
-    with a beam, the lines after the first are found one by one, each by a beam under these rules made
-    where it stands (`completion.further_lines`), until the end wins; without, greedy writes them."""
-
-    max_new_tokens: int = 64
-    stop_ids: frozenset[int] = frozenset()
-    heal: bytes = b""
-    beam: int = 1
-    blank_line: bool = False
-    avoid: frozenset[bytes] = frozenset()
-    indent: IndentRule | None = None
-    syntax: SyntaxFit | None = None
-    reading: ReadCheck | None = None
-    lines: FurtherLines | None = None
 
 
 @dataclass(frozen=True)
@@ -88,14 +62,69 @@ class BackendInfo:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+Emit = Callable[[TokenOut], None]
+
+
+class Reader(Protocol):
+    """Plain code read left to right (no FIM tokens): the read check's view of a model."""
+
+    def tokenize(self, text: str) -> list[int]: ...
+
+    def logprobs(self, ids: Sequence[int], start: int) -> np.ndarray:
+        """log P(ids[i] | ids[:i]) for i >= start (0 < start < len(ids)), with no special tokens around."""
+
+
+class Evaluation(Protocol):
+    """A prompt evaluated in a backend's context: what a search sees of the model."""
+
+    def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
+        """Next-token logits after the prompt followed by each branch (token ids), one row per branch.
+        The KV cache keeps what the branches share with each other and with earlier calls."""
+
+    def reader(self) -> Reader | None:
+        """The read check's reader (its own context, made at first use), or None if there is none."""
+
+
+class Search(Protocol):
+    """What runs once the prompt is evaluated (`ghostbook.decoding.DecodePlan`): it emits at most
+    `max_new_tokens` tokens and stops between model calls once `cancelled()`."""
+
+    @property
+    def max_new_tokens(self) -> int: ...
+
+    def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Vocab:
+    """Every token's bytes (special tokens: b"") and the special (control, end-of-generation) ids."""
+
+    pieces: list[bytes]
+    special: frozenset[int]
+
+
+def common_prefix(cached: Sequence[int], wanted: Sequence[int]) -> int:
+    """How many leading tokens two sequences share (at most len(wanted) - 1: the last is always run)."""
+    n = 0
+    for a, b in zip(cached, wanted, strict=False):
+        if a != b:
+            break
+        n += 1
+    return min(n, len(wanted) - 1)
+
+
 class Backend(Protocol):
     info: BackendInfo
     last_stats: GenStats
+    vocab: Vocab
 
     def load(self) -> None:
         """Blocking: read the model. Raises ModelLoadError with a message for the user."""
 
     def unload(self) -> None: ...
+
+    def forget(self) -> None:
+        """Drop the KV cache, so the next prompt is evaluated from scratch (cold; for benchmarks)."""
 
     def tokenize(self, text: str) -> list[int]: ...
 
@@ -104,9 +133,13 @@ class Backend(Protocol):
 
     def piece(self, token: int) -> bytes: ...
 
-    def stream(self, prompt_ids: Sequence[int], params: GenParams,
+    def generate(self, prompt_ids: Sequence[int], search: Search, cancelled: Callable[[], bool],
+                 emit: Emit) -> GenStats:
+        """Blocking: evaluate the prompt (reusing the KV cache's common prefix), then run `search`."""
+
+    def stream(self, prompt_ids: Sequence[int], search: Search,
                cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
-        """Generate greedily in a worker thread; stops between tokens once `cancel` is set."""
+        """`generate` in the backend's worker thread; stops between model calls once `cancel` is set."""
 
 
 class ModelLoadError(RuntimeError):

@@ -18,7 +18,7 @@ DEFAULT_GGUF_NAME = "ghostbook-fim-q8_0.gguf"  # written by training/export.py
 @dataclass(frozen=True)
 class CatalogEntry:
     name: str
-    family: str  # the FIM template: a key of completion.templates.TEMPLATES
+    family: str  # the FIM template: a key of models.templates.TEMPLATES
     context_length: int
     licence: str
     files: dict[str, str] = field(default_factory=dict)  # quantisation -> local path or hub file name
@@ -32,7 +32,7 @@ class CatalogEntry:
     @property
     def special_tokens(self) -> list[str]:
         """The special tokens of the family's FIM template (which must be single ids in the vocabulary)."""
-        from ghostbook.completion.templates import get_template
+        from ghostbook.models.templates import get_template
 
         return get_template(self.family).special_tokens()
 

@@ -2,9 +2,8 @@
 
 One `Llama` instance is reused for every request: before evaluating a prompt the backend keeps the
 KV cache for the longest token prefix it shares with what was evaluated last, and evaluates only the
-rest. Generation is greedy (or a beam for the first line), runs in a worker thread (the event loop
-never blocks), checks the cancel flag between tokens, and applies the token-healing constraint to the
-first tokens.
+rest. Then a `Search` (the decoding, `ghostbook.decoding`) runs against an `Evaluation` of that
+prompt, in a worker thread (the event loop never blocks), checking the cancel flag between model calls.
 """
 
 from __future__ import annotations
@@ -19,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ghostbook.completion.healing import TokenIndex
-from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
+from ghostbook.models.backend import BackendInfo, Emit, GenStats, ModelLoadError, Reader, Search, Vocab, common_prefix
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
+from ghostbook.models.worker import ThreadedGeneration, counted
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +45,7 @@ READER_CTX = 1024  # the read check's context: READ_CONTEXT tokens above, a line
 
 
 class LlamaReader:
-    """The read check's `Reader` (`completion.reading`) on its own llama.cpp context, so the generating
+    """The read check's `Reader` (`decoding.reading`) on its own llama.cpp context, so the generating
     context keeps its FIM prompt's KV cache (the weights are memory-mapped once). It keeps the KV cache
     of what consecutive readings share and takes logits only where it scores."""
 
@@ -57,7 +55,7 @@ class LlamaReader:
         self._llama_cpp = llama_cpp
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=512, n_threads=threads,
                                    n_threads_batch=threads, logits_all=False, verbose=False)
-        self.n_ctx = self.llm.n_ctx()
+        self.n_ctx = min(n_ctx, self.llm.n_ctx())  # llama.cpp may round its context up
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else []
@@ -109,7 +107,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self.last_prompt: list[int] = []
         self._llm: Any = None
         self._vocab: dict[str, int] = {}
-        self._index: TokenIndex | None = None
+        self.vocab = Vocab([], frozenset())
         self._lock = threading.Lock()  # one generation at a time on the one context
         self._reader: LlamaReader | None = None  # made at the first read check
         self._no_reader = False  # it could not be made
@@ -135,7 +133,7 @@ class LlamaCppBackend(ThreadedGeneration):
             llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_train, n_batch=512,
                                   n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
                                   verbose=False)
-        n_ctx = llm.n_ctx()
+        n_ctx = min(llm.n_ctx(), n_train)  # llama.cpp may round its context up past what was asked
         model = llm._model
         vocab: dict[str, int] = {}
         pieces: list[bytes] = []
@@ -149,8 +147,7 @@ class LlamaCppBackend(ThreadedGeneration):
                 special.add(i)
             pieces.append(b"" if i in special else llm.detokenize([i]))
         self._llm, self._vocab = llm, vocab
-        self._special = frozenset(special)
-        self._index = TokenIndex(pieces, special)
+        self.vocab = Vocab(pieces, frozenset(special))
         name = llm.metadata.get("general.name", "")
         family = self._family or detect_family(self.lookup, name) or ""
         if not family:
@@ -165,7 +162,7 @@ class LlamaCppBackend(ThreadedGeneration):
                 self._llm.close()
             if self._reader is not None:
                 self._reader.close()
-            self._llm, self._index, self._reader = None, None, None
+            self._llm, self._reader = None, None
 
     def forget(self) -> None:
         """Drop the KV cache state, so the next prompt is evaluated from scratch (cold; for benchmarks)."""
@@ -178,7 +175,7 @@ class LlamaCppBackend(ThreadedGeneration):
         """The read check's context, made at first use; None (no read check) if it cannot be made."""
         if self._reader is None and not self._no_reader:
             try:
-                self._reader = LlamaReader(self.path, self._threads, min(READER_CTX, llm.n_ctx()))
+                self._reader = LlamaReader(self.path, self._threads, min(READER_CTX, self.info.n_ctx))
             except (ValueError, RuntimeError, OSError) as exc:
                 log.warning("no read check for %s: %s", self.path, exc)
                 self._no_reader = True
@@ -195,13 +192,7 @@ class LlamaCppBackend(ThreadedGeneration):
         return self._vocab.get(token_text)
 
     def piece(self, token: int) -> bytes:
-        assert self._index is not None
-        return self._index.pieces[token]
-
-    @property
-    def index(self) -> TokenIndex:
-        assert self._index is not None
-        return self._index
+        return self.vocab.pieces[token]
 
     def _require(self) -> Any:
         if self._llm is None:
@@ -210,19 +201,17 @@ class LlamaCppBackend(ThreadedGeneration):
 
     # ---- generation -----------------------------------------------------------------------------
 
-    def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
-                 emit: Callable[[TokenOut], None]) -> GenStats:
-        """Blocking generation (greedy, or a beam for the first line); `emit` gets each token. Reuses the
-        KV cache's common prefix."""
-        import llama_cpp
-
+    def generate(self, prompt_ids: Sequence[int], search: Search, cancelled: Callable[[], bool],
+                 emit: Emit) -> GenStats:
+        """Blocking: evaluate the prompt, reusing the KV cache's common prefix, then run `search`; `emit`
+        gets each token."""
         with self._lock:
-            llm, index = self._require(), self.index
+            llm = self._require()
             if cancelled():  # superseded while waiting for the model: don't touch the KV cache
                 return GenStats(len(prompt_ids), cancelled=True)
             prompt = list(prompt_ids)
-            if not prompt or len(prompt) + params.max_new_tokens > llm.n_ctx():
-                raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {llm.n_ctx()}")
+            if not prompt or len(prompt) + search.max_new_tokens > self.info.n_ctx:
+                raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {self.info.n_ctx}")
             self.last_prompt = prompt
             start = time.perf_counter()
             common = common_prefix(llm.input_ids[: llm.n_tokens].tolist(), prompt)
@@ -236,19 +225,34 @@ class LlamaCppBackend(ThreadedGeneration):
                     return stats
                 llm.eval(rest[i : i + PROMPT_CHUNK])
             stats.prompt_ms = (time.perf_counter() - start) * 1000
-            n_vocab = llm.n_vocab()
-
-            def logits() -> np.ndarray:
-                return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
-
-            def seek(tokens: Sequence[int]) -> np.ndarray:  # the KV cache keeps what beams share
-                wanted = [*prompt, *tokens]
-                llm.n_tokens = common_prefix(llm.input_ids[: llm.n_tokens].tolist(), wanted)
-                llm.eval(wanted[llm.n_tokens:])
-                return logits()
-
-            reader = self._read_context(llm) if params.reading is not None else None
-            decode(seek, logits, lambda token: llm.eval([token]), params, index, self._special, cancelled, emit, stats,
-                   reader)
+            search.run(LlamaEvaluation(llm, prompt, lambda: self._read_context(llm)), self.vocab, cancelled,
+                       counted(emit, stats))
+            stats.cancelled = cancelled()
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats
+
+
+class LlamaEvaluation:
+    """The `Evaluation` of a prompt in a `Llama` context: each branch is evaluated from where it leaves
+    what the context holds (the KV cache keeps the shared prefix)."""
+
+    def __init__(self, llm: Any, prompt: list[int], reader: Callable[[], Reader | None]) -> None:
+        self._llm, self._prompt, self._reader = llm, prompt, reader
+
+    def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
+        import llama_cpp
+
+        llm = self._llm
+        rows = []
+        for branch in branches:
+            wanted = [*self._prompt, *branch]
+            held = llm.input_ids[: llm.n_tokens].tolist()
+            if held != wanted:  # else the context's last logits are those of `wanted`
+                llm.n_tokens = common_prefix(held, wanted)
+                llm.eval(wanted[llm.n_tokens :])
+            ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
+            rows.append(np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).copy())
+        return np.stack(rows)
+
+    def reader(self) -> Reader | None:
+        return self._reader()

@@ -33,6 +33,22 @@ def default_factory(path: Path, family: str | None, name: str) -> Backend:
     return LlamaCppBackend(path, family=family, name=name)
 
 
+def open_backend(path: Path, threads: int | None = None, n_ctx: int | None = None) -> Backend:
+    """A loaded backend for a model file or folder outside the registry (eval, benchmarks): llama.cpp
+    for a .gguf file (`n_ctx`, capped at what it was trained on), transformers for a model folder."""
+    backend: Backend
+    if path.is_dir():
+        from ghostbook.models.transformers_backend import TransformersBackend
+
+        backend = TransformersBackend(path, threads=threads)
+    else:
+        from ghostbook.models.llamacpp_backend import LlamaCppBackend
+
+        backend = LlamaCppBackend(path, n_ctx=n_ctx or 2048, threads=threads)
+    backend.load()
+    return backend
+
+
 class ModelRegistry:
     """Holds at most one loaded backend, for the current model setting."""
 

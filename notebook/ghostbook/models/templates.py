@@ -1,4 +1,5 @@
-"""Fill-in-the-middle prompt templates per model family, PSM and SPM.
+"""Fill-in-the-middle prompt templates per model family, PSM and SPM: the one place FIM layouts live,
+for the editor (`completion.prompt`), eval and training (`training.fim`, `training.data`).
 
 Special tokens enter the prompt as token ids looked up in the vocabulary (`lookup(text) -> id`),
 never by tokenising their text: a tokenizer that does not know them would split `<fim_prefix>` into
@@ -11,6 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+# Ghostbook's own special tokens (its tokenizer is trained with them: `training.tokenizer`)
+EOT = "<|endoftext|>"
+FIM_PREFIX = "<fim_prefix>"
+FIM_SUFFIX = "<fim_suffix>"
+FIM_MIDDLE = "<fim_middle>"
+FIM_PAD = "<fim_pad>"
+SPECIAL_TOKENS = [EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE, FIM_PAD]
 
 PREFIX = "\x00prefix"  # placeholders inside a layout
 SUFFIX = "\x00suffix"
@@ -70,9 +79,9 @@ def _std(family: str, pre: str, suf: str, mid: str, stop: tuple[str, ...], spm: 
 TEMPLATES: dict[str, FimTemplate] = {
     # Ghostbook's own model: StarCoder tokens; its SPM variant puts the suffix first (training/fim.py),
     # trained jointly with PSM, and is the default for the KV-cache reuse it gives
-    "ghostbook": FimTemplate("ghostbook", ("<fim_prefix>", PREFIX, "<fim_suffix>", SUFFIX, "<fim_middle>"),
-                             ("<fim_suffix>", SUFFIX, "<fim_prefix>", PREFIX, "<fim_middle>"),
-                             ("<|endoftext|>", "<fim_pad>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>"),
+    "ghostbook": FimTemplate("ghostbook", (FIM_PREFIX, PREFIX, FIM_SUFFIX, SUFFIX, FIM_MIDDLE),
+                             (FIM_SUFFIX, SUFFIX, FIM_PREFIX, PREFIX, FIM_MIDDLE),
+                             (EOT, FIM_PAD, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE),
                              default_layout="spm"),
     "starcoder": _std("starcoder", "<fim_prefix>", "<fim_suffix>", "<fim_middle>",
                       ("<|endoftext|>", "<fim_pad>", "<file_sep>")),
@@ -124,3 +133,29 @@ def stop_ids(template: FimTemplate, lookup: Lookup, eos: int | None = None) -> f
     if eos is not None and eos >= 0:
         ids.add(eos)
     return frozenset(ids)
+
+
+def fit(prefix: list[int], suffix: list[int], budget: int) -> tuple[list[int], list[int]]:
+    """Trim the prefix from the left and the suffix from the right to `budget` tokens, keeping
+    up to two thirds of the budget for the prefix (the nearer context matters most)."""
+    if len(prefix) + len(suffix) <= budget:
+        return prefix, suffix
+    budget = max(0, budget)
+    keep_suffix = min(len(suffix), max(budget // 3, budget - len(prefix)))
+    keep_prefix = budget - keep_suffix
+    return prefix[len(prefix) - keep_prefix :] if keep_prefix else [], suffix[:keep_suffix]
+
+
+def _ghostbook(mode: Layout, pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
+    ids = {FIM_PREFIX: pre, FIM_SUFFIX: suf, FIM_MIDDLE: mid}
+    return build_prompt(TEMPLATES["ghostbook"], prefix, suffix, ids.get, mode)
+
+
+def psm(pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
+    """Ghostbook's prefix-suffix-middle prompt: `<fim_prefix> P <fim_suffix> S <fim_middle>`."""
+    return _ghostbook("psm", pre, suf, mid, prefix, suffix)
+
+
+def spm(pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
+    """Ghostbook's suffix-prefix-middle prompt: `<fim_suffix> S <fim_prefix> P <fim_middle>`."""
+    return _ghostbook("spm", pre, suf, mid, prefix, suffix)

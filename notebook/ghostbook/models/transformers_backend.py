@@ -1,7 +1,7 @@
 """A Hugging Face model folder (config.json, safetensors, tokenizer.json) run by transformers.
 
 For GPUs (torch sees CUDA: float16 there) and for checking llama.cpp against the reference. Same
-contract as the llama.cpp backend: greedy, healing constraint, a worker thread, cancel between tokens,
+contract as the llama.cpp backend: a `Search` over an `Evaluation`, a worker thread, cancel between calls,
 and the KV cache (a `DynamicCache`, cropped to the shared prefix) reused across requests.
 """
 
@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ghostbook.completion.healing import TokenIndex
-from ghostbook.models.backend import BackendInfo, GenParams, GenStats, ModelLoadError, TokenOut
+from ghostbook.models.backend import BackendInfo, Emit, GenStats, ModelLoadError, Reader, Search, Vocab, common_prefix
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.streaming import ThreadedGeneration, common_prefix, decode
+from ghostbook.models.worker import ThreadedGeneration, counted
 
 
 def _byte_decoder() -> dict[str, int]:
@@ -36,7 +35,7 @@ def _byte_decoder() -> dict[str, int]:
 
 
 class TorchReader:
-    """The read check's `Reader` (`completion.reading`) for a transformers model: its own KV cache (the
+    """The read check's `Reader` (`decoding.reading`) for a transformers model: its own KV cache (the
     generating one keeps the FIM prompt), cropped to what consecutive readings share."""
 
     def __init__(self, model: Any, tokenize: Callable[[str], list[int]], cache_arg: str) -> None:
@@ -80,8 +79,7 @@ class TransformersBackend(ThreadedGeneration):
         self.last_prompt: list[int] = []
         self._model: Any = None
         self._tok: Any = None
-        self._index: TokenIndex | None = None
-        self._special: frozenset[int] = frozenset()
+        self.vocab = Vocab([], frozenset())
         self._cache: Any = None
         self._tokens: list[int] = []  # what the KV cache holds
         self._cache_arg = "cache"
@@ -121,10 +119,10 @@ class TransformersBackend(ThreadedGeneration):
                 pieces.append(bytes(table[c] for c in text))
             else:
                 pieces.append(tok.decode([i]).encode())
-        self._tok, self._model, self._special = tok, model, frozenset(special)
+        self._tok, self._model = tok, model
         params = inspect.signature(model.forward).parameters
         self._cache_arg = "cache" if "cache" in params else "past_key_values"
-        self._index = TokenIndex(pieces, special)
+        self.vocab = Vocab(pieces, frozenset(special))
         self._vocab = vocab
         family = self._family or detect_family(self.lookup, str(getattr(model.config, "name_or_path", ""))) or ""
         if not family:
@@ -134,7 +132,7 @@ class TransformersBackend(ThreadedGeneration):
 
     def unload(self) -> None:
         with self._lock:
-            self._model, self._cache, self._tokens, self._index, self._reader = None, None, [], None, None
+            self._model, self._cache, self._tokens, self._reader = None, None, [], None
 
     def forget(self) -> None:
         with self._lock:
@@ -148,57 +146,77 @@ class TransformersBackend(ThreadedGeneration):
         return None if token is None else int(token)
 
     def piece(self, token: int) -> bytes:
-        assert self._index is not None
-        return self._index.pieces[token]
+        return self.vocab.pieces[token]
 
-    def generate(self, prompt_ids: Sequence[int], params: GenParams, cancelled: Callable[[], bool],
-                 emit: Callable[[TokenOut], None]) -> GenStats:
-        """Blocking generation (greedy, or a beam for the first line), reusing the cached keys and values
-        of the shared prefix."""
+    def generate(self, prompt_ids: Sequence[int], search: Search, cancelled: Callable[[], bool],
+                 emit: Emit) -> GenStats:
+        """Blocking: evaluate the prompt, reusing the cached keys and values of the shared prefix, then run
+        `search`."""
         import torch
         from transformers import DynamicCache
 
         with self._lock, torch.no_grad():
-            if self._model is None or self._index is None:
+            if self._model is None:
                 raise ModelLoadError("the model is not loaded")
-            model, prompt = self._model, list(prompt_ids)
+            prompt = list(prompt_ids)
             if cancelled():  # superseded while waiting for the model: don't touch the KV cache
                 return GenStats(len(prompt_ids), cancelled=True)
-            if not prompt or len(prompt) + params.max_new_tokens > self.info.n_ctx:
+            if not prompt or len(prompt) + search.max_new_tokens > self.info.n_ctx:
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {self.info.n_ctx}")
             self.last_prompt = prompt
             start = time.perf_counter()
             common = common_prefix(self._tokens, prompt) if self._cache is not None else 0
             if common == 0:
-                self._cache = DynamicCache()
-            elif len(self._tokens) > common:
-                self._cache.crop(common - len(self._tokens))  # negative: drop that many (any version)
-            self._tokens = prompt[:common]
-            last: list[Any] = []
-
-            def feed(ids: list[int]) -> None:
-                kwargs = {self._cache_arg: self._cache}  # "cache" in transformers 5, "past_key_values" before
-                out = model(input_ids=torch.tensor([ids], device=model.device), use_cache=True, logits_to_keep=1,
-                            **kwargs)
-                self._cache = getattr(out, "cache", None) or out.past_key_values
-                self._tokens.extend(ids)
-                last[:] = [out.logits[0, -1].float().cpu().numpy()]
-
-            feed(prompt[common:])
+                self._cache, self._tokens = DynamicCache(), []
+            evaluation = TorchEvaluation(self, prompt)
+            evaluation.feed(prompt, common)
             stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
-
-            def seek(tokens: Sequence[int]) -> Any:  # the cache keeps what beams share
-                wanted = [*prompt, *tokens]
-                common = common_prefix(self._tokens, wanted)
-                if len(self._tokens) > common:
-                    self._cache.crop(common - len(self._tokens))
-                    del self._tokens[common:]
-                feed(wanted[common:])
-                return last[0]
-
-            if params.reading is not None and self._reader is None:
-                self._reader = TorchReader(model, self.tokenize, self._cache_arg)
-            decode(seek, lambda: last[0], lambda token: feed([token]), params, self._index, self._special, cancelled,
-                   emit, stats, self._reader if params.reading is not None else None)
+            search.run(evaluation, self.vocab, cancelled, counted(emit, stats))
+            stats.cancelled = cancelled()
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats
+
+    def reader(self) -> Reader:
+        if self._reader is None:
+            self._reader = TorchReader(self._model, self.tokenize, self._cache_arg)
+        return self._reader
+
+
+class TorchEvaluation:
+    """The `Evaluation` of a prompt on a transformers model: the backend's `DynamicCache` is cropped to
+    what each branch shares with what it holds."""
+
+    def __init__(self, backend: TransformersBackend, prompt: list[int]) -> None:
+        self._b, self._prompt = backend, prompt
+        self._last: np.ndarray | None = None
+
+    def feed(self, wanted: list[int], common: int) -> None:
+        """Keep the cache's first `common` tokens and evaluate the rest of `wanted`."""
+        import torch
+
+        b, model = self._b, self._b._model
+        if len(b._tokens) > common:
+            b._cache.crop(common - len(b._tokens))  # negative: drop that many (any version)
+            del b._tokens[common:]
+        ids = wanted[common:]
+        kwargs = {b._cache_arg: b._cache}  # "cache" in transformers 5, "past_key_values" before
+        out = model(input_ids=torch.tensor([ids], device=model.device), use_cache=True, logits_to_keep=1, **kwargs)
+        b._cache = getattr(out, "cache", None) or out.past_key_values
+        b._tokens.extend(ids)
+        self._last = out.logits[0, -1].float().cpu().numpy()
+
+    def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
+        import torch
+
+        rows = []
+        with torch.no_grad():
+            for branch in branches:
+                wanted = [*self._prompt, *branch]
+                if self._b._tokens != wanted or self._last is None:
+                    self.feed(wanted, common_prefix(self._b._tokens, wanted))
+                assert self._last is not None
+                rows.append(self._last)
+        return np.stack(rows)
+
+    def reader(self) -> Reader | None:
+        return self._b.reader()

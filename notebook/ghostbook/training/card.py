@@ -160,7 +160,7 @@ def card_text(work: Path, report_dir: Path, preset: Preset, fim_json: dict[str, 
     matched_text = ", ".join(f"`{line}` ×{n}" for line, n in matched) or "none"
     notes = (report_dir / NOTES).read_text().strip() + "\n" if (report_dir / NOTES).exists() else ""
     from ghostbook.completion.settings import CompletionSettings
-    from ghostbook.models.beam import END_COST, RANK_LINES
+    from ghostbook.decoding.beam import END_COST, RANK_LINES
 
     beam = CompletionSettings().beam_width
     return f"""# Ghostbook FIM — the default completion model

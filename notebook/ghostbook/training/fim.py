@@ -6,12 +6,18 @@ import random
 import re
 from dataclasses import dataclass
 
-EOT = "<|endoftext|>"
-FIM_PREFIX = "<fim_prefix>"
-FIM_SUFFIX = "<fim_suffix>"
-FIM_MIDDLE = "<fim_middle>"
-FIM_PAD = "<fim_pad>"
-SPECIAL_TOKENS = [EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE, FIM_PAD]
+# the special tokens and the PSM/SPM layouts live with the editor's templates (one place for all three)
+from ghostbook.models.templates import (  # noqa: F401 - re-exported for training
+    EOT,
+    FIM_MIDDLE,
+    FIM_PAD,
+    FIM_PREFIX,
+    FIM_SUFFIX,
+    SPECIAL_TOKENS,
+    fit,
+    psm,
+    spm,
+)
 
 # Relative weights of the span kinds.
 SPAN_WEIGHTS = {"line": 0.35, "rest_of_line": 0.15, "block": 0.2, "char": 0.3}
@@ -136,24 +142,3 @@ def random_split(text: str, rng: random.Random, weights: dict[str, float] | None
     spans = {"line": line_span, "rest_of_line": rest_of_line_span, "block": block_span}
     split = spans[kind](text, rng, code_only) if kind in spans else None
     return split or char_span(text, rng)
-
-
-def fit(prefix: list[int], suffix: list[int], budget: int) -> tuple[list[int], list[int]]:
-    """Trim the prefix from the left and the suffix from the right to `budget` tokens, keeping
-    up to two thirds of the budget for the prefix (the nearer context matters most)."""
-    if len(prefix) + len(suffix) <= budget:
-        return prefix, suffix
-    budget = max(0, budget)
-    keep_suffix = min(len(suffix), max(budget // 3, budget - len(prefix)))
-    keep_prefix = budget - keep_suffix
-    return prefix[len(prefix) - keep_prefix :] if keep_prefix else [], suffix[:keep_suffix]
-
-
-def psm(pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
-    """Prefix-suffix-middle prompt: `<fim_prefix> P <fim_suffix> S <fim_middle>`."""
-    return [pre, *prefix, suf, *suffix, mid]
-
-
-def spm(pre: int, suf: int, mid: int, prefix: list[int], suffix: list[int]) -> list[int]:
-    """Suffix-prefix-middle prompt: `<fim_suffix> S <fim_prefix> P <fim_middle>`."""
-    return [suf, *suffix, pre, *prefix, mid]

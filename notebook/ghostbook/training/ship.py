@@ -49,7 +49,7 @@ def evaluate_shipped(export_dir: Path, report_dir: Path, heldout: Path | None, f
     and without token healing; in the editor's `editor_layout`); the speed benchmark.
     `limit` (e.g. `["--limit", "2"]`) cuts the task lists for a quick check."""
     limit = limit or []
-    from ghostbook.eval import bench_models
+    from ghostbook.bench import models as bench_models
     from ghostbook.eval import cli as eval_cli
     from ghostbook.training import card
 

@@ -1,0 +1,99 @@
+"""The decode plan: what one request asks of the search, made the same way for the editor
+(`completion.prompt`) and eval. It is the `models.backend.Search` a backend runs after the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ghostbook.decoding.beam import LINE_BUDGET, LineSearch, beam_line, goes_on
+from ghostbook.decoding.indentation import indent_rule
+from ghostbook.decoding.lines import FurtherLines, LineRules
+from ghostbook.decoding.reading import ReadCheck
+from ghostbook.decoding.repetition import repeated_lines
+from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
+from ghostbook.decoding.syntax_fit import SyntaxFit
+from ghostbook.decoding.tokens import index_of
+from ghostbook.models.backend import Emit, Evaluation, Vocab
+
+
+@dataclass(frozen=True)
+class Around:
+    """The text around the cursor: `prefix`/`suffix` as the prompt sees them, `cell_prefix`/
+    `cell_suffix` the cursor's cell (which the syntax and indentation rules read)."""
+
+    prefix: str
+    suffix: str
+    cell_prefix: str
+    cell_suffix: str
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What settings (and eval's flags) choose: `beam` width for the first line (1: greedy), the
+    `read_check` and `syntax` rules, and whether the suggestion may go past the cursor's line
+    (`multi_line`: then its further lines are found line by line)."""
+
+    beam: int = 1
+    read_check: bool = True
+    syntax: bool = True
+    multi_line: bool = True
+
+
+@dataclass(frozen=True)
+class DecodePlan:
+    """`max_new_tokens`, the `stop_ids` that end the middle, `heal` (bytes the output must start with),
+    `beam` > 1: the first line is the likeliest a beam that wide finds under `rules`, then, with `lines`,
+    each further line too (else greedy goes on); `blank_line`: the cursor's line is still blank, so an
+    empty first line says nothing."""
+
+    max_new_tokens: int = 64
+    stop_ids: frozenset[int] = frozenset()
+    heal: bytes = b""
+    beam: int = 1
+    blank_line: bool = False
+    rules: LineRules = field(default_factory=LineRules)
+    lines: FurtherLines | None = None
+
+    @classmethod
+    def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
+               choices: Choices) -> DecodePlan:
+        """The plan for the cursor in `text`, with `heal` (the prompt's removed bytes, which end the
+        prefix) to be spelled first."""
+        blank_line = not text.prefix.rsplit("\n", 1)[-1].strip()
+        if choices.beam <= 1:
+            return cls(max_new, stop_ids, heal, 1, blank_line)
+        rules = LineRules(
+            repeated_lines(text.prefix, text.suffix),
+            indent_rule(text.cell_prefix),  # the cell is whole statements; the prefix may not be
+            SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None,
+            ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
+        lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
+                                     choices.syntax, choices.read_check) if choices.multi_line else None)
+        return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines)
+
+    def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
+        """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
+        decode(Run(model, index_of(vocab), vocab.special | self.stop_ids, cancelled, emit), self)
+
+
+def decode(run: Run, plan: DecodePlan) -> None:
+    """With `plan.beam` > 1 the first line from a beam (and with `plan.lines` each further line), then
+    greedy for whatever is left open; else all greedy."""
+    if plan.beam <= 1:
+        return greedy(run, plan.max_new_tokens, plan.heal)
+    budget = min(plan.max_new_tokens, LINE_BUDGET)
+    search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules)
+    line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
+    if line is None:
+        return
+    if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
+        done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget)
+    else:
+        run.send(line)
+        text = b"".join(run.index.pieces[t] for t in line)
+        if run.cancelled() or not goes_on(line, text[len(plan.heal):], budget, plan.max_new_tokens, False):
+            return
+        done = line
+    if done is not None and not run.cancelled() and len(done) < plan.max_new_tokens:
+        greedy(run, plan.max_new_tokens - len(done), done=done)
