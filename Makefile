@@ -39,7 +39,7 @@ chromium:
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
 lint:
-	$(VENV)/bin/ruff check notebook kernels tests e2e bench
+	$(VENV)/bin/ruff check notebook kernels tests e2e
 	$(VENV)/bin/mypy notebook/ghostbook kernels/ghostbook_kernel
 	$(VENV)/bin/lint-imports
 	cd frontend && npm run typecheck && npm test

@@ -9,6 +9,8 @@ import sys
 BENCHES: dict[str, str] = {
     "models": "ghostbook.bench.models",
     "completion": "ghostbook.bench.completion",
+    "kernel": "ghostbook.bench.kernel",  # the kernel adapter against a bare jupyter_client call
+    "roundtrip": "ghostbook.bench.roundtrip",  # 1+1 over the websocket against a bare jupyter_client call
 }
 
 

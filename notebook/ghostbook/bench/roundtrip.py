@@ -1,6 +1,6 @@
 """Round trip of a trivial cell (`1+1`) through Ghostbook's websocket vs a bare jupyter_client call.
 
-    .venv/bin/python bench/roundtrip.py [--n 200] [--print-lines 200000]
+    .venv/bin/ghostbook bench roundtrip [--n 200] [--print-lines 200000]
 
 Starts a Ghostbook server (its own process, as a user runs it) and a bare python3 kernel, then
 alternates rounds between them so that both see the same machine load, and prints medians, p95
@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,9 +23,9 @@ from pathlib import Path
 import httpx
 import websockets
 from jupyter_client.manager import AsyncKernelManager
+from websockets.typing import Origin
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.conftest import start_server, stop_server  # noqa: E402
+from ghostbook.bench.server import start_server, stop_server
 
 STALL = 30.0  # seconds one round may take before the benchmark gives up (a round takes ~10 ms)
 
@@ -90,7 +89,7 @@ async def main_async(n: int, print_lines: int) -> None:
         auth = {"Authorization": f"token {server.token}"}
         path = httpx.post(server.base + "/api/contents", json={"dir": ""}, headers=auth).json()["path"]
         url = f"{server.ws_base}/ws?path={path}&token={server.token}"
-        async with websockets.connect(url, origin=server.base, max_size=None) as ws:
+        async with websockets.connect(url, origin=Origin(server.base), max_size=None) as ws:
             snapshot = json.loads(await ws.recv())
             cell_id = snapshot["notebook"]["cells"][0]["id"]
             await ws.send(json.dumps({"type": "set_source", "cell_id": cell_id, "source": "1+1"}))
@@ -134,13 +133,10 @@ async def main_async(n: int, print_lines: int) -> None:
         stop_server(server)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ghostbook bench roundtrip", description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--print-lines", type=int, default=200_000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     asyncio.run(main_async(args.n, args.print_lines))
-
-
-if __name__ == "__main__":
-    main()
+    return 0

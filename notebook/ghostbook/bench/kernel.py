@@ -1,7 +1,7 @@
 """Baseline for the round-trip benchmark: `1+1` through a bare jupyter_client AsyncKernelClient,
 and the same through Ghostbook's KernelAdapter, for comparison.
 
-    python bench/bare_kernel.py [N]
+    ghostbook bench kernel [N]
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import statistics
 import sys
 import time
 
-from ghostbook.kernel.adapter import KernelAdapter
-from ghostbook.kernel.events import ExecutionFinished, KernelEvent
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
+
+from ghostbook.kernel.adapter import KernelAdapter
+from ghostbook.kernel.events import ExecutionFinished, KernelEvent
 
 WARMUP = 5
 
@@ -115,5 +116,7 @@ async def _main(n: int) -> None:
     print(f"ratio    {statistics.median(ours) / statistics.median(bare):.2f}")
 
 
-if __name__ == "__main__":
-    asyncio.run(_main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    asyncio.run(_main(int(args[0]) if args else 200))
+    return 0
