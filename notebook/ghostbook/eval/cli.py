@@ -68,7 +68,8 @@ def _fmt(v: object) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ghostbook eval", description=__doc__)
     ap.add_argument("models", nargs="*", default=["default"])
-    ap.add_argument("--tasks", nargs="+", default=["single", "multi"], choices=["single", "multi", "heldout"])
+    ap.add_argument("--tasks", nargs="+", default=["single", "multi"],
+                    choices=["single", "multi", "heldout", "notebook"])
     ap.add_argument("--limit", type=int, default=None, help="first N tasks of each set")
     ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out subset)")
     ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
@@ -89,7 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-ctx", type=int, default=512, help="prompt + generation budget (trained length)")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-task results here")
     ap.add_argument("--quiet", action="store_true")
+    from ghostbook.eval.notebook_cli import add_arguments, run_notebook
+
+    add_arguments(ap)
     args = ap.parse_args(argv)
+    if "notebook" in args.tasks:  # the notebook benchmark goes through the editor's completion service
+        run_notebook(args, format_table)
+        args.tasks = [t for t in args.tasks if t != "notebook"]
+        if not args.tasks:
+            return 0
 
     from ghostbook.eval.generate import load_backend
 

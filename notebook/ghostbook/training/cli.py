@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from pathlib import Path
 
 from ghostbook.training.model import PRESETS, Preset
@@ -126,6 +127,11 @@ def step_export(work: Path, out: Path, quants: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["notebook-data"]:  # `ghostbook train notebook-data build ...` (training.notebooks)
+        from ghostbook.training.notebooks import main as notebook_data
+
+        return notebook_data(argv[1:])
     ap = argparse.ArgumentParser(prog="ghostbook train", description=__doc__)
     ap.add_argument("step", nargs="?", default="all",
                     choices=["corpus", "tokenizer", "run", "export", "ship", "all", "pack-data", "pack-model",

@@ -1,0 +1,173 @@
+"""The notebook benchmark: notebook tasks answered by the editor's own completion path.
+
+Each task is asked of a `CompletionService` (the object the websocket's `suggest` messages reach)
+with the task's notebook as its cell list, so cross-cell context, token healing, decoding and filters
+are the editor's. No kernel runs: the prompt has no namespace summary. Requests are `forced` (as
+Ctrl+Space), so the gate's rule for empty cells does not hide the `cell` kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import functools
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ghostbook import protocol as p
+from ghostbook.completion.garbage import garbage_reason
+from ghostbook.completion.service import CompletionService
+from ghostbook.completion.settings import CompletionSettings, SettingsStore
+from ghostbook.eval.notebook_tasks import KINDS, NotebookTask
+from ghostbook.models.loader import ModelRegistry
+
+
+@dataclass(frozen=True)
+class _Cell:
+    id: str
+    cell_type: str
+    source: str
+
+
+@dataclass(frozen=True)
+class NotebookResult:
+    task_id: str
+    kind: str
+    expected: str
+    completion: str  # the suggestion's first line
+    exact: bool
+    similarity: float
+    empty: bool
+    garbage: str | None
+    ms: float
+
+
+def score(task: NotebookTask, text: str, ms: float) -> NotebookResult:
+    """Exact match and character similarity of the first line (whitespace around it ignored)."""
+    first = text.split("\n", 1)[0].strip()
+    want = task.expected.strip()
+    line_before = task.cells[task.index][: task.cursor].rsplit("\n", 1)[-1]
+    return NotebookResult(task.task_id, task.kind, want, first, first == want,
+                          difflib.SequenceMatcher(None, first, want, autojunk=False).ratio(), not text.strip(),
+                          garbage_reason(text, line_before, task.line_above), ms)
+
+
+def _ignore(message: dict[str, object]) -> None:
+    """Broadcasts (model status) have no reader here."""
+
+
+class _Outbox:
+    def __init__(self) -> None:
+        self.done: dict[str, str] = {}
+        self.errors: dict[str, str] = {}
+
+    def send(self, client: str, message: dict[str, object]) -> None:
+        if message.get("type") == "suggestion" and message.get("done"):
+            self.done[str(message["ref"])] = str(message["text"])
+        elif message.get("type") == "suggestion_error":
+            self.errors[str(message["ref"])] = str(message["message"])
+
+
+async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
+                    settings: CompletionSettings | None = None, progress: bool = True,
+                    registry: ModelRegistry | None = None) -> list[NotebookResult]:
+    """Ask the completion service for every task; raise if the model cannot load."""
+    settings = settings or CompletionSettings()
+    own = registry is None
+    registry = registry or ModelRegistry()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SettingsStore(Path(tmp) / "settings.json")
+        store.current = CompletionSettings(**{**settings.to_json(), "model": model, "enabled": True})
+        if await registry.ensure(model) is None:
+            raise RuntimeError(f"cannot load model {model!r}: {registry.status.message}")
+        results = []
+        try:
+            for k, task in enumerate(tqdm(tasks, desc="eval notebook", unit="task", disable=not progress)):
+                cells = [_Cell(f"c{i}", "code", src) for i, src in enumerate(task.cells)]
+                outbox = _Outbox()
+                service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, None,
+                                            registry, store)
+                ref = f"n{k}"
+                start = time.perf_counter()
+                await service.suggest("eval", p.Suggest(type="suggest", ref=ref, cell_id=f"c{task.index}",
+                                                        cursor=task.cursor, trigger="forced"))
+                ms = (time.perf_counter() - start) * 1000
+                await service.close()
+                if ref in outbox.errors:
+                    raise RuntimeError(f"{task.task_id}: {outbox.errors[ref]}")
+                results.append(score(task, outbox.done.get(ref, ""), ms))
+        finally:
+            if own:
+                await registry.close()
+    return results
+
+
+def summarise(results: Sequence[NotebookResult]) -> dict[str, float]:
+    """The table row: rates over all tasks, latency percentiles."""
+    n = max(1, len(results))
+    ms = sorted(r.ms for r in results) or [0.0]
+    return {"n": len(results), "exact_match": sum(r.exact for r in results) / n,
+            "char_similarity": sum(r.similarity for r in results) / n,
+            "empty": sum(r.empty for r in results) / n,
+            "garbage": sum(r.garbage is not None for r in results) / n,
+            "p50_ms": statistics.median(ms), "p95_ms": ms[min(len(ms) - 1, int(0.95 * len(ms)))]}
+
+
+def by_kind(results: Sequence[NotebookResult]) -> dict[str, dict[str, float]]:
+    out = {}
+    for kind in KINDS:
+        part = [r for r in results if r.kind == kind]
+        if part:
+            out[kind] = summarise(part)
+    return out
+
+
+def plot(runs: Sequence[tuple[str, Sequence[NotebookResult]]], path: Path) -> Path:
+    """A PNG: exact match by cursor kind (one bar per run) and a latency histogram per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    width = 0.8 / max(1, len(runs))
+    for j, (label, results) in enumerate(runs):
+        kinds = by_kind(results)
+        xs = [i + j * width for i in range(len(KINDS))]
+        left.bar(xs, [100 * float(kinds[k]["exact_match"]) if k in kinds else 0 for k in KINDS], width, label=label)
+        right.hist([r.ms for r in results], bins=40, alpha=0.6, label=label)
+    left.set_xticks([i + 0.4 - width / 2 for i in range(len(KINDS))], KINDS, rotation=30)
+    left.set_ylabel("exact match (%)")
+    left.set_title("Notebook tasks: exact match by cursor kind")
+    left.legend(fontsize=8)
+    right.set_xlabel("request latency (ms)")
+    right.set_ylabel("tasks")
+    right.set_title("Latency")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def run(tasks: Sequence[NotebookTask], model: str, settings: CompletionSettings,
+        progress: bool = True) -> list[NotebookResult]:
+    return asyncio.run(run_tasks(tasks, model, settings, progress))
+
+
+def rows(label: dict[str, object], results: Sequence[NotebookResult]) -> list[dict[str, object]]:
+    """The overall row then one per cursor kind, each led by `label`'s columns."""
+    out: list[dict[str, object]] = [{**label, "kind": "all", **summarise(results)}]
+    out += [{**label, "kind": kind, **row} for kind, row in by_kind(results).items()]
+    return out
+
+
+def details(results: Sequence[NotebookResult]) -> list[dict[str, object]]:
+    return [asdict(r) for r in results]

@@ -1,0 +1,116 @@
+"""Notebooks from PyPI sdists and folders for the notebook benchmark and the corpus
+(`ghostbook train notebook-data build`): download, licence filter, read, dedupe, split, store.
+
+Reading, splitting and storing live in `ghostbook.eval.notebook_data` (the benchmark reads the
+stored splits); this module adds what needs the training side: pip downloads and licences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import email
+import json
+import re
+import shutil
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ghostbook.eval.notebook_data import (
+    SPLITS,
+    Notebook,
+    dedupe,
+    packaged_split,
+    read_notebooks,
+    split_of,
+    write_notebooks,
+)
+from ghostbook.training.packages import fetch_packages
+from ghostbook.training.sources import is_permissive, metadata_licence
+
+_LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING", "LICENSE.rst")
+_LICENCE_WORDS = (("MIT", re.compile(r"MIT License|Permission is hereby granted, free of charge")),
+                  ("Apache-2.0", re.compile(r"Apache License")),
+                  ("BSD-3-Clause", re.compile(r"Redistribution and use in source and binary forms")),
+                  ("ISC", re.compile(r"ISC License")))
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """One row of the source list: where notebooks came from and under which licence."""
+
+    name: str
+    version: str
+    licence: str
+    origin: str
+    files: int
+
+
+def folder_licence(root: Path) -> tuple[str, str, str]:
+    """(name, version, licence) of a source folder: from an sdist's PKG-INFO, else its LICENSE file."""
+    for meta_file in [*sorted(root.glob("PKG-INFO")), *sorted(root.glob("*/PKG-INFO"))]:
+        meta = email.message_from_bytes(meta_file.read_bytes())
+        return meta.get("Name") or root.name, meta.get("Version") or "", metadata_licence(meta) or "unknown"
+    for name in _LICENCE_FILES:
+        path = root / name
+        if path.is_file():
+            text = path.read_text(errors="replace")[:4000]
+            for licence, pattern in _LICENCE_WORDS:
+                if pattern.search(text):
+                    return root.name, "", licence
+    return root.name, "", "unknown"
+
+
+def build(out_dir: Path, roots: Iterable[Path] = (), packages: Iterable[str] = (),
+          pip_args: Iterable[str] = (), origins: dict[str, str] | None = None) -> dict[str, object]:
+    """Read the notebooks of `roots` and of the PyPI `packages` (sdists downloaded by pip, unpacked
+    under `out_dir/packages`); keep permissively licensed sources only; dedupe; split; write
+    `notebooks-{split}.jsonl.gz` and `sources.json` under `out_dir`. Returns the summary."""
+    folders = [(Path(r), (origins or {}).get(Path(r).name, "folder")) for r in roots]
+    specs = list(packages)
+    if specs:
+        fetched = fetch_packages(specs, out_dir / "packages", [*pip_args, "--no-binary", ":all:"])
+        folders += [(f, "pypi sdist") for f in fetched]
+    sources: list[SourceInfo] = []
+    skipped: list[dict[str, str]] = []
+    notebooks: list[Notebook] = []
+    for root, origin in folders:
+        name, version, licence = folder_licence(root)
+        if not is_permissive(licence):
+            skipped.append({"name": name, "licence": licence})
+            continue
+        found = list(read_notebooks(root, name, licence))
+        notebooks += found
+        sources.append(SourceInfo(name, version, licence, origin, len(found)))
+    kept = dedupe(notebooks)
+    counts = {}
+    for split in SPLITS:
+        part = [nb for nb in kept if split_of(nb.id) == split]
+        counts[split] = write_notebooks(out_dir / f"notebooks-{split}.jsonl.gz", part)
+    summary: dict[str, object] = {"sources": [asdict(s) for s in sources], "skipped": skipped,
+                                  "notebooks": len(notebooks), "duplicates": len(notebooks) - len(kept),
+                                  "splits": counts}
+    (out_dir / "sources.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="ghostbook train notebook-data", description=__doc__)
+    ap.add_argument("step", choices=["build"])
+    ap.add_argument("--out", type=Path, required=True, help="output folder")
+    ap.add_argument("--packages", nargs="*", default=[], help="PyPI sdists, e.g. seaborn==0.13.2")
+    ap.add_argument("--roots", nargs="*", type=Path, default=[],
+                    help="folders (unpacked sdists, repository snapshots with a LICENSE file)")
+    ap.add_argument("--pip-arg", action="append", default=[], help="passed to pip download (e.g. --no-index)")
+    ap.add_argument("--install", action="store_true",
+                    help="copy the validation and test splits into the package (the stored benchmark)")
+    args = ap.parse_args(argv)
+    summary = build(args.out, args.roots, args.packages, args.pip_arg)
+    print(json.dumps(summary, indent=1))
+    if args.install:
+        for split in ("validation", "test"):
+            target = packaged_split(split)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(args.out / f"notebooks-{split}.jsonl.gz", target)
+            print(f"installed {target}")
+    return 0
