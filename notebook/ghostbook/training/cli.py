@@ -20,7 +20,8 @@ def _texts(corpus: Path, split: str) -> list[str]:
 
 
 def step_corpus(work: Path, roots: list[Path] | None, force: bool = False, extend: bool = False,
-                repeat: int = 1, packages: list[str] | None = None, preset: Preset | None = None) -> None:
+                repeat: int = 1, packages: list[str] | None = None, preset: Preset | None = None,
+                notebooks: list[Path] | None = None) -> None:
     """Build WORK/corpus (or reuse it); `extend` adds `roots` and PyPI `packages` to it. A preset with
     `extra_packages` extends a fresh corpus with them (how the shipped model's later stages were fed)."""
     from ghostbook.training.corpus import build_corpus, extend_corpus
@@ -32,9 +33,9 @@ def step_corpus(work: Path, roots: list[Path] | None, force: bool = False, exten
             from ghostbook.training.packages import fetch_packages
 
             folders += fetch_packages(packages, work / "packages")
-        if not folders:
-            raise SystemExit("--extend needs --roots or --packages")
-        print(json.dumps(extend_corpus(out, folders, repeat), indent=1))
+        if not folders and not notebooks:
+            raise SystemExit("--extend needs --roots, --packages or --notebooks")
+        print(json.dumps(extend_corpus(out, folders, repeat, notebooks or []), indent=1))
         return
     if (out / "report.json").exists() and not force:
         print(f"corpus: reusing {out}")
@@ -146,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--extend", action="store_true", help="corpus: add --roots and --packages to the existing corpus")
     ap.add_argument("--repeat", type=int, default=1, help="corpus --extend: add the new files this many times")
     ap.add_argument("--packages", nargs="*", help="corpus --extend: PyPI packages to download and add")
+    ap.add_argument("--notebooks", nargs="*", type=Path,
+                    help="corpus --extend: notebooks-*.jsonl.gz files (a notebook train split) to add")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--max-minutes", type=float, default=None, help="stop (resumably) after this long")
@@ -167,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     out = args.out or work / "export"
     if args.step in ("corpus", "all"):
-        step_corpus(work, args.roots, args.force, args.extend, args.repeat, args.packages, PRESETS[args.preset])
+        step_corpus(work, args.roots, args.force, args.extend, args.repeat, args.packages, PRESETS[args.preset],
+                    args.notebooks)
     if args.step in ("tokenizer", "all"):
         step_tokenizer(work, PRESETS[args.preset].vocab_size, force=args.force)
     if args.step in ("run", "all"):

@@ -85,11 +85,25 @@ def iter_files(source: Source) -> Iterator[Path]:
     if root.is_file():
         yield root
         return
-    for path in sorted(root.rglob("*.py")):
+    for path in sorted([*root.rglob("*.py"), *root.rglob("*.ipynb")]):
         rel = path.relative_to(root).as_posix()
-        if "site-packages/" in rel or "/__pycache__/" in rel:
+        if "site-packages/" in rel or "/__pycache__/" in rel or ".ipynb_checkpoints/" in rel:
             continue
         yield path
+
+
+def notebook_shaped(path: Path, text: str) -> str:
+    """An .ipynb's code cells, or a `# %%` script's cells, joined as the editor's prompt joins cells
+    (`ghostbook.completion.context`); other files as they are."""
+    from ghostbook.eval.notebook_data import Notebook, cells_from_ipynb, cells_from_script, notebook_text
+
+    if path.suffix == ".ipynb":
+        cells = cells_from_ipynb(text)
+    elif "\n# %%" in text or text.startswith("# %%"):
+        cells = cells_from_script(text)
+    else:
+        return text
+    return notebook_text(Notebook(path.name, "", "", cells)) if cells else ""
 
 
 def split_of(text: str, val_fraction: float) -> str:
@@ -119,6 +133,7 @@ def collect(
                 continue
             n = len(raw)
             rel = path.relative_to(source.root).as_posix() if source.root.is_dir() else path.name
+            text = notebook_shaped(path, text)
             reason = filter_reason(text, rel, skip_tests)
             digest = hashlib.sha256(raw).hexdigest()
             if reason is None and digest in seen:
@@ -150,6 +165,16 @@ def default_sources(report: CorpusReport) -> list[Source]:
     return sources
 
 
+def default_decontaminator() -> Decontaminator:
+    """Flags texts sharing a long n-gram with HumanEval or with the notebook benchmark's validation and
+    test notebooks (n-grams common to 3+ of those notebooks, such as the usual imports, excepted)."""
+    from ghostbook.training.notebooks import heldout_notebook_texts
+
+    decon = Decontaminator(humaneval_texts())
+    decon.add(heldout_notebook_texts(), min_documents=3)
+    return decon
+
+
 def build_corpus(
     out_dir: Path,
     roots: list[Path] | None = None,
@@ -171,7 +196,7 @@ def build_corpus(
                 report.count("licence", 0)
     else:
         sources = default_sources(report)
-    decon = Decontaminator(humaneval_texts()) if decontaminate else None
+    decon = default_decontaminator() if decontaminate else None
     files = {s: (out_dir / f"{s}.jsonl").open("w", encoding="utf-8") for s in ("train", "val")}
     try:
         for doc in tqdm(collect(sources, decon, report, max_bytes_per_source), desc="corpus", unit="file"):
@@ -185,19 +210,55 @@ def build_corpus(
     return report
 
 
-def extend_corpus(corpus_dir: Path, roots: list[Path], repeat: int = 1) -> dict[str, Any]:
+def notebook_docs(paths: Iterable[Path], report: CorpusReport) -> list[Doc]:
+    """The notebooks of `notebooks-*.jsonl.gz` files (`ghostbook train notebook-data build`; their
+    licences were checked there) as documents, cells joined as the editor joins them; filtered and
+    decontaminated like files (counts in `report`)."""
+    from ghostbook.eval.notebook_data import load_notebooks, notebook_text
+
+    decon = default_decontaminator()
+    docs = []
+    for path in paths:
+        for nb in load_notebooks(path):
+            text = notebook_text(nb)
+            n = len(text.encode("utf-8"))
+            reason = filter_reason(text, nb.id) or ("contaminated" if decon.is_contaminated(text) else None)
+            if reason:
+                report.count(reason, n)
+                continue
+            report.count("kept", n)
+            report.licences[nb.source] = nb.licence
+            docs.append(Doc(nb.id, nb.source, nb.licence, scrub(text, report.scrubbed)))
+    return docs
+
+
+def extend_corpus(corpus_dir: Path, roots: list[Path], repeat: int = 1,
+                  notebooks: Iterable[Path] = ()) -> dict[str, Any]:
     """Add the files of `roots` (filtered, scrubbed and decontaminated like the rest, minus files the
     corpus already holds) to the training split of an existing corpus, `repeat` times (to up-weight
-    small, valuable sources); their validation share is left out so validation stays comparable. The
+    small, valuable sources), and the notebooks of `notebooks` files (all of them: a notebook train
+    split); their validation share is left out so validation stays comparable. The
     function-level documents are rebuilt from the extended split on next use. Returns the extension's
     record, also appended to `report.json` under "extensions"."""
     train = corpus_dir / "train.jsonl"
     if not train.exists():
         raise FileNotFoundError(f"{train} not found: build the corpus first (a packed corpus cannot be extended)")
     held = {_text_digest(d.text) for split in ("train", "val") for d in read_docs(corpus_dir / f"{split}.jsonl")}
-    with tempfile.TemporaryDirectory() as tmp:
-        extra = build_corpus(Path(tmp), roots)
-        docs = [d for d in read_docs(Path(tmp) / "train.jsonl") if _text_digest(d.text) not in held]
+    extra = CorpusReport()
+    docs: list[Doc] = []
+    if roots:
+        with tempfile.TemporaryDirectory() as tmp:
+            extra = build_corpus(Path(tmp), roots)
+            docs = [d for d in read_docs(Path(tmp) / "train.jsonl") if _text_digest(d.text) not in held]
+    from_notebooks = CorpusReport()
+    for doc in notebook_docs(notebooks, from_notebooks):
+        if _text_digest(doc.text) in held:
+            from_notebooks.count("duplicate", len(doc.text.encode("utf-8")))
+        else:
+            held.add(_text_digest(doc.text))
+            docs.append(doc)
+            extra.files["split_train"] += 1
+    extra.licences.update(from_notebooks.licences)
     lines = "".join(json.dumps(d.__dict__) + "\n" for d in docs)
     with train.open("a", encoding="utf-8") as f:
         f.write(lines * repeat)
@@ -207,7 +268,8 @@ def extend_corpus(corpus_dir: Path, roots: list[Path], repeat: int = 1) -> dict[
     record = {"repeat": repeat, "files": len(docs), "bytes": sum(kept.values()),
               "already_in_corpus": extra.files["split_train"] - len(docs),
               "kept_bytes_by_source": dict(kept.most_common()), "dropped": {
-                  k: v for k, v in extra.files.items() if k not in ("kept", "split_train", "split_val")},
+                  k: v for k, v in (extra.files + from_notebooks.files).items()
+                  if k not in ("kept", "split_train", "split_val")},
               "held_out_unused": extra.files["split_val"]}
     report = json.loads((corpus_dir / "report.json").read_text())
     report.setdefault("extensions", []).append(record)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 _WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|[^\sA-Za-z0-9_]")
@@ -35,6 +36,14 @@ class Decontaminator:
         self.grams: set[int] = set()
         for ref in references:
             self.grams |= ngrams(ref, n)
+
+    def add(self, references: Iterable[str], min_documents: int = 0) -> None:
+        """Add the n-grams of `references`, except those found in `min_documents` or more of them
+        (boilerplate, when set: a notebook's usual imports are no leak)."""
+        counts: Counter[int] = Counter()
+        for ref in references:
+            counts.update(ngrams(ref, self.n))
+        self.grams |= {g for g, k in counts.items() if not min_documents or k < min_documents}
 
     def overlaps(self, text: str) -> int:
         """Number of the text's n-grams found in the references."""

@@ -20,6 +20,8 @@ from ghostbook.eval.notebook_data import (
     SPLITS,
     Notebook,
     dedupe,
+    load_notebooks,
+    notebook_text,
     packaged_split,
     read_notebooks,
     split_of,
@@ -114,3 +116,8 @@ def main(argv: list[str]) -> int:
             shutil.copyfile(args.out / f"notebooks-{split}.jsonl.gz", target)
             print(f"installed {target}")
     return 0
+
+
+def heldout_notebook_texts() -> list[str]:
+    """The notebook benchmark's validation and test notebooks as text (what training must not see)."""
+    return [notebook_text(nb) for split in ("validation", "test") for nb in load_notebooks(packaged_split(split))]
