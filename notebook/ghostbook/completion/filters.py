@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ghostbook.completion.garbage import MAX_LINES, garbage_reason
 from ghostbook.completion.scan import PythonScan
 from ghostbook.decoding.repetition import cut_loop
 
@@ -187,11 +189,29 @@ def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
     return ""
 
 
+def drop_garbage(text: str, ctx: FilterContext) -> str:
+    """No garbage (`completion.garbage`, the rule the notebook benchmark counts): past `MAX_LINES`
+    lines the rest goes; a line's third repeat and all after it go; a first line that repeats the line
+    above the cursor's is no suggestion."""
+    lines = text.split("\n")[:MAX_LINES]
+    seen: Counter[str] = Counter()
+    for i, line in enumerate(lines):
+        if line.strip():
+            seen[line.strip()] += 1
+            if seen[line.strip()] == 3:
+                lines = lines[:i]
+                break
+    text = "\n".join(lines).rstrip()
+    above = ctx.prefix.split("\n")[-2] if "\n" in ctx.prefix else ""
+    return "" if garbage_reason(text, ctx.line_before, above) else text
+
+
 # drop_repetitive is a stopper: once the output loops, generating more is waste
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
                                 drop_repetitive)
 CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_blank)
-FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_if_breaks_parse, drop_blank)
+FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_if_breaks_parse, drop_garbage,
+                              drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 
 
