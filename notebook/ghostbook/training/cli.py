@@ -133,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.notebooks import main as notebook_data
 
         return notebook_data(argv[1:])
+    if argv[:1] == ["continue"]:  # `ghostbook train continue ...`: from the shipped model toward v2
+        from ghostbook.training.continued import main as continue_run
+
+        return continue_run(argv[1:])
     ap = argparse.ArgumentParser(prog="ghostbook train", description=__doc__)
     ap.add_argument("step", nargs="?", default="all",
                     choices=["corpus", "tokenizer", "run", "export", "ship", "all", "pack-data", "pack-model",

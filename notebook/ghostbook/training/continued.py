@@ -1,0 +1,204 @@
+"""Continue training from the shipped model (toward model v2), with state that outlives the machine.
+
+The shipped weights exist only as GGUF Q8_0: `gguf_to_state` dequantises them (the `gguf` package)
+into a `LlamaForCausalLM` state dict, undoing the export's rotary permutation. `save_state` writes a
+run's checkpoint as one bf16 file (weights and AdamW moments, about 21 MB for the default shape) to a
+path in the repository, replaced on each save; `restore_state` turns it back into a resumable
+`checkpoint.pt`, so the run continues on a fresh machine.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+import gguf
+import numpy as np
+import torch
+
+from ghostbook.training.gguf_writer import _tensor_name
+from ghostbook.training.model import Preset, build_model, count_params, llama_config
+from ghostbook.training.train import CKPT, make_optimizer
+
+
+def unpermute_qk(w: np.ndarray, n_head: int) -> np.ndarray:
+    """llama.cpp's interleaved rotary layout -> HF's halves (inverse of `gguf_writer.permute_qk`)."""
+    return w.reshape(n_head, w.shape[0] // n_head // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def gguf_to_state(path: Path, preset: Preset, special: dict[str, int]) -> dict[str, torch.Tensor]:
+    """The HF state dict of a Ghostbook GGUF (any of its quantisations) of shape `preset.shape`."""
+    config = llama_config(preset.shape, special)
+    model = build_model(config)
+    reader = gguf.GGUFReader(str(path))
+    tensors = {t.name: t for t in reader.tensors}
+    state = {}
+    for name, ref in model.state_dict().items():
+        if "rotary_emb" in name:
+            state[name] = ref
+            continue
+        t = tensors[_tensor_name(name)]
+        arr = gguf.dequantize(t.data, t.tensor_type).reshape(tuple(reversed([int(d) for d in t.shape])))
+        if name.endswith("q_proj.weight"):
+            arr = unpermute_qk(arr, config.num_attention_heads)
+        elif name.endswith("k_proj.weight"):
+            arr = unpermute_qk(arr, int(config.num_key_value_heads or config.num_attention_heads))
+        if arr.shape != tuple(ref.shape):
+            raise ValueError(f"{path}: {name} has shape {arr.shape}, the preset's model {tuple(ref.shape)}")
+        state[name] = torch.from_numpy(np.array(arr, dtype=np.float32, order="C", copy=True))
+    return state
+
+
+def init_run_from_gguf(path: Path, run_dir: Path, preset: Preset, special: dict[str, int]) -> Path:
+    """A resumable `run_dir/checkpoint.pt` at step 0 holding the GGUF's weights (fresh optimizer)."""
+    from dataclasses import asdict
+
+    config = llama_config(preset.shape, special)
+    model = build_model(config)
+    model.load_state_dict(gguf_to_state(path, preset, special))
+    opt = make_optimizer(model, preset)
+    state = {"step": 0, "tokens": 0, "seconds": 0.0, "val_loss": None, "config": config.to_dict(),
+             "preset": asdict(preset), "params": count_params(model), "init": f"dequantised {path.name}"}
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model.state_dict(), "optim": opt.state_dict(), "state": state}, run_dir / CKPT)
+    return run_dir / CKPT
+
+
+def _cast(obj: Any, dtype: torch.dtype) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.to(dtype) if obj.is_floating_point() and obj.dim() > 0 else obj
+    if isinstance(obj, dict):
+        return {k: _cast(v, dtype) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_cast(v, dtype) for v in obj]
+    return obj
+
+
+def save_state(run_dir: Path, target: Path) -> Path:
+    """`run_dir`'s checkpoint as one bf16 file at `target` (atomically replaced)."""
+    ckpt = torch.load(run_dir / CKPT, map_location="cpu", weights_only=False)
+    buf = io.BytesIO()
+    torch.save(_cast(ckpt, torch.bfloat16), buf)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(buf.getvalue())
+    os.replace(tmp, target)
+    return target
+
+
+def restore_state(source: Path, run_dir: Path) -> Path:
+    """A resumable `run_dir/checkpoint.pt` (float32) from a `save_state` file."""
+    ckpt = _cast(torch.load(source, map_location="cpu", weights_only=False), torch.float32)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.save(ckpt, run_dir / CKPT)
+    return run_dir / CKPT
+
+
+# ---- the run toward v2 ------------------------------------------------------------------------------
+
+DEFAULT_STATE = Path("training-state/v2-continued.bf16.pt")
+
+
+def v2_preset(max_steps: int) -> Preset:
+    """The default model's shape and recipe, one WSD schedule of `max_steps` from the shipped weights
+    (a lower peak rate: the weights are trained already)."""
+    from dataclasses import replace
+
+    from ghostbook.training.model import PRESETS
+
+    return replace(PRESETS["default"], max_steps=max_steps, stages=(), recipe_from=0, extra_packages=(),
+                   lr=1e-3, warmup_steps=100)
+
+
+def prepare(work: Path, state: Path, preset: Preset, notebooks: list[Path], repeat: int) -> Path:
+    """Corpus (the v1 corpus, its extra packages, then the notebook train split `repeat` times), the
+    shipped tokenizer, and a resumable run folder: from `state` when it exists, else the shipped GGUF."""
+    import json
+    import shutil
+
+    from ghostbook.training.corpus import build_corpus, extend_corpus
+    from ghostbook.training.export import default_model_path
+    from ghostbook.training.model import PRESETS
+    from ghostbook.training.packages import fetch_packages
+    from ghostbook.training.tokenizer import load_tokenizer, special_ids
+
+    corpus = work / "corpus"
+    if not (corpus / "report.json").exists():
+        build_corpus(corpus)
+    v1 = PRESETS["default"]
+    for name, extend in (("packages", lambda: extend_corpus(corpus, fetch_packages(
+            list(v1.extra_packages), work / "packages"), v1.extra_repeat)),
+                         ("notebooks", lambda: extend_corpus(corpus, [], repeat, notebooks))):
+        marker = corpus / f"added-{name}.json"
+        if not marker.exists() and (name == "packages" or notebooks):
+            marker.write_text(json.dumps(extend(), indent=1))
+    shipped = default_model_path()
+    if not (work / "tokenizer.json").exists():
+        shutil.copy(shipped.parent / "tokenizer.json", work / "tokenizer.json")
+    run = work / "run-v2"
+    if not (run / CKPT).exists():
+        if state.exists():
+            restore_state(state, run)
+        else:
+            init_run_from_gguf(shipped, run, preset, special_ids(load_tokenizer(work / "tokenizer.json")))
+    return run
+
+
+def main(argv: list[str]) -> int:
+    """`ghostbook train continue`: train from the shipped model toward v2; every `--save-minutes` the
+    run's state goes to `--state` (bf16, replaced), from which a fresh machine resumes."""
+    import argparse
+    import threading
+
+    ap = argparse.ArgumentParser(prog="ghostbook train continue", description=main.__doc__)
+    ap.add_argument("--work", type=Path, default=Path("~/.cache/ghostbook/train-v2").expanduser())
+    ap.add_argument("--state", type=Path, default=DEFAULT_STATE, help="bf16 state file in the repository")
+    ap.add_argument("--notebooks", nargs="*", type=Path, default=[],
+                    help="notebook train split(s) (ghostbook train notebook-data build) added to the corpus")
+    ap.add_argument("--notebook-repeat", type=int, default=10)
+    ap.add_argument("--max-steps", type=int, default=6000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--max-minutes", type=float, default=None)
+    ap.add_argument("--save-minutes", type=float, default=10.0)
+    args = ap.parse_args(argv)
+    preset = v2_preset(args.max_steps)
+    run = prepare(args.work, args.state, preset, args.notebooks, args.notebook_repeat)
+    done = threading.Event()
+
+    def saver() -> None:
+        last = 0.0
+        while not done.wait(args.save_minutes * 60):
+            mtime = (run / CKPT).stat().st_mtime
+            if mtime != last:
+                save_state(run, args.state)
+                last = mtime
+
+    thread = threading.Thread(target=saver, daemon=True)
+    thread.start()
+    try:
+        _train(args.work, run, preset, args.threads, args.max_minutes)
+    finally:
+        done.set()
+        save_state(run, args.state)
+        print(f"state saved to {args.state}")
+    return 0
+
+
+def _train(work: Path, run: Path, preset: Preset, threads: int, max_minutes: float | None) -> None:
+    import json
+
+    from ghostbook.training.corpus import read_docs
+    from ghostbook.training.functions import load_or_build
+    from ghostbook.training.tokenizer import load_tokenizer
+    from ghostbook.training.train import RunOptions, train
+
+    tok = load_tokenizer(work / "tokenizer.json")
+    cpu = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    opts = RunOptions(out_dir=run, threads=threads, device="cpu", max_minutes=max_minutes,
+                      autocast="avx512_bf16" in cpu or "amx_bf16" in cpu, ckpt_every=50)
+    corpus = work / "corpus"
+    texts = {split: [d.text for d in read_docs(corpus / f"{split}.jsonl")] for split in ("train", "val")}
+    state = train(preset, tok, texts["train"], texts["val"], opts, load_or_build(corpus))
+    print(json.dumps({k: v for k, v in state.items() if k not in ("config", "preset")}))
