@@ -15,8 +15,8 @@ def test_bench_completion_runs(tiny_gguf: Path, capsys: pytest.CaptureFixture[st
     for needle in ("cold (server)", "cold (bare llama-cpp)", "+1 line, warm KV", "server overhead",
                    "prompt tokens reused after +1 line", "typed-through model calls", "typing session:",
                    "HumanEval single-line through the service",
-                   "greedy vs a beam of 8 for the first line vs the beam with its read check",
-                   "HumanEval exact match      greedy", "beam+read"):
+                   "default (beam 8 + read check) vs greedy", "cold, first text", "warm, whole", "default/greedy",
+                   "HumanEval exact match      greedy"):
         assert needle in out
 
 

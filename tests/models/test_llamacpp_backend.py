@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from ghostbook.decoding.plan import DecodePlan
 from ghostbook.models.backend import ModelLoadError, TokenOut
@@ -167,3 +168,30 @@ async def test_read_check_is_skipped_where_its_context_cannot_be_made(tmp_path: 
     assert [t.id for t in await collect(b, prompt, checked)] == plain
     assert b._reader is None and b._no_reader
     b.unload()
+
+
+def test_branches_are_evaluated_together_in_one_decode(backend: LlamaCppBackend) -> None:
+    """A beam step's hypotheses (several continuations of one prompt, some sharing a parent) go through
+    one `llama_decode`, each in a KV-cache sequence of its own, and get the logits each gets alone."""
+    from ghostbook.models.llama_seqs import Sequences
+
+    prompt = fim(backend, CODE[:500])
+    branches = [[], [7], [9], [7, 11], [7, 12], [9, 13, 14]]
+    alone = []
+    for branch in branches:
+        backend.forget()
+        seqs: Sequences = backend._seqs
+        rows = seqs.evaluate([[*prompt, *branch]])
+        assert rows is not None
+        alone.append(rows[0])
+    backend.forget()
+    seqs.evaluate([prompt])
+    before = seqs.decodes
+    together = seqs.evaluate([[*prompt, *branch] for branch in branches])
+    assert together is not None and seqs.decodes == before + 1
+    for got, want in zip(together, alone, strict=True):
+        assert np.allclose(got, want, atol=1e-4)
+    # the next step extends them in place: again one decode, only the new tokens evaluated
+    before = seqs.decodes
+    again = seqs.evaluate([[*prompt, *branch, 20] for branch in branches])
+    assert again is not None and seqs.decodes == before + 1

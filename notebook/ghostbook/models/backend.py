@@ -104,13 +104,22 @@ class Vocab:
 
 
 def common_prefix(cached: Sequence[int], wanted: Sequence[int]) -> int:
-    """How many leading tokens two sequences share (at most len(wanted) - 1: the last is always run)."""
-    n = 0
-    for a, b in zip(cached, wanted, strict=False):
-        if a != b:
-            break
-        n += 1
-    return min(n, len(wanted) - 1)
+    """How many leading tokens two sequences share (at most len(wanted) - 1: the last is always run).
+    Slices are compared (in C), halving the range where they differ: a prompt of hundreds of tokens
+    is compared in microseconds, as often as a beam asks."""
+    a = cached if isinstance(cached, list) else list(cached)
+    b = wanted if isinstance(wanted, list) else list(wanted)
+    n = min(len(a), len(b))
+    if a[:n] != b[:n]:
+        lo, hi = 0, n  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if a[lo:mid] == b[lo:mid]:
+                lo = mid
+            else:
+                hi = mid
+        n = lo
+    return min(n, len(b) - 1)
 
 
 class Backend(Protocol):

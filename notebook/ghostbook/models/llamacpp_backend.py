@@ -2,8 +2,10 @@
 
 One `Llama` instance is reused for every request: before evaluating a prompt the backend keeps the
 KV cache for the longest token prefix it shares with what was evaluated last, and evaluates only the
-rest. Then a `Search` (the decoding, `ghostbook.decoding`) runs against an `Evaluation` of that
-prompt, in a worker thread (the event loop never blocks), checking the cancel flag between model calls.
+rest. The context holds several KV-cache sequences (`llama_seqs`), so a beam step evaluates all its
+hypotheses in one `llama_decode`. Then a `Search` (the decoding, `ghostbook.decoding`) runs against an
+`Evaluation` of that prompt, in a worker thread (the event loop never blocks), checking the cancel flag
+between model calls.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from ghostbook.models.backend import BackendInfo, Emit, GenStats, ModelLoadError, Reader, Search, Vocab, common_prefix
 from ghostbook.models.catalog import detect_family
+from ghostbook.models.llama_seqs import Sequences, make_context
 from ghostbook.models.worker import ThreadedGeneration, counted
 
 log = logging.getLogger(__name__)
@@ -134,6 +137,7 @@ class LlamaCppBackend(ThreadedGeneration):
                                   n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
                                   verbose=False)
         n_ctx = min(llm.n_ctx(), n_train)  # llama.cpp may round its context up past what was asked
+        make_context(llm, n_ctx)  # several sequences (a beam's hypotheses) in one KV cache
         model = llm._model
         vocab: dict[str, int] = {}
         pieces: list[bytes] = []
@@ -147,6 +151,7 @@ class LlamaCppBackend(ThreadedGeneration):
                 special.add(i)
             pieces.append(b"" if i in special else llm.detokenize([i]))
         self._llm, self._vocab = llm, vocab
+        self._seqs = Sequences(llm)
         self.vocab = Vocab(pieces, frozenset(special))
         name = llm.metadata.get("general.name", "")
         family = self._family or detect_family(self.lookup, name) or ""
@@ -159,6 +164,7 @@ class LlamaCppBackend(ThreadedGeneration):
     def unload(self) -> None:
         with self._lock:
             if self._llm is not None:
+                self._seqs.close()
                 self._llm.close()
             if self._reader is not None:
                 self._reader.close()
@@ -168,6 +174,7 @@ class LlamaCppBackend(ThreadedGeneration):
         """Drop the KV cache state, so the next prompt is evaluated from scratch (cold; for benchmarks)."""
         with self._lock:
             self._require().reset()
+            self._seqs.clear()
             if self._reader is not None:
                 self._reader.llm.reset()
 
@@ -214,18 +221,15 @@ class LlamaCppBackend(ThreadedGeneration):
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {self.info.n_ctx}")
             self.last_prompt = prompt
             start = time.perf_counter()
-            common = common_prefix(llm.input_ids[: llm.n_tokens].tolist(), prompt)
-            llm.n_tokens = common  # eval() drops the KV cache from here on
-            rest = prompt[common:]
-            stats = GenStats(len(prompt), common)
-            for i in range(0, len(rest), PROMPT_CHUNK):  # a newer request need not wait for a long prompt
-                if i and cancelled():
-                    stats.cancelled = True
-                    stats.total_ms = stats.prompt_ms = (time.perf_counter() - start) * 1000
-                    return stats
-                llm.eval(rest[i : i + PROMPT_CHUNK])
+            seqs = self._seqs
+            stats = GenStats(len(prompt), seqs.keep_best(prompt))
+            # a newer request need not wait for a long prompt: the cancel flag is read between chunks
+            if seqs.evaluate([prompt], cancelled, PROMPT_CHUNK) is None:
+                stats.cancelled = True
+                stats.total_ms = stats.prompt_ms = (time.perf_counter() - start) * 1000
+                return stats
             stats.prompt_ms = (time.perf_counter() - start) * 1000
-            search.run(LlamaEvaluation(llm, prompt, lambda: self._read_context(llm)), self.vocab, cancelled,
+            search.run(LlamaEvaluation(seqs, prompt, lambda: self._read_context(llm)), self.vocab, cancelled,
                        counted(emit, stats))
             stats.cancelled = cancelled()
             stats.total_ms = (time.perf_counter() - start) * 1000
@@ -233,26 +237,16 @@ class LlamaCppBackend(ThreadedGeneration):
 
 
 class LlamaEvaluation:
-    """The `Evaluation` of a prompt in a `Llama` context: each branch is evaluated from where it leaves
-    what the context holds (the KV cache keeps the shared prefix)."""
+    """The `Evaluation` of a prompt in a llama.cpp context: the branches of one call are evaluated together,
+    each in a KV-cache sequence of its own that keeps what it shares with the others (`Sequences`)."""
 
-    def __init__(self, llm: Any, prompt: list[int], reader: Callable[[], Reader | None]) -> None:
-        self._llm, self._prompt, self._reader = llm, prompt, reader
+    def __init__(self, seqs: Sequences, prompt: list[int], reader: Callable[[], Reader | None]) -> None:
+        self._seqs, self._prompt, self._reader = seqs, prompt, reader
 
     def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
-        import llama_cpp
-
-        llm = self._llm
-        rows = []
-        for branch in branches:
-            wanted = [*self._prompt, *branch]
-            held = llm.input_ids[: llm.n_tokens].tolist()
-            if held != wanted:  # else the context's last logits are those of `wanted`
-                llm.n_tokens = common_prefix(held, wanted)
-                llm.eval(wanted[llm.n_tokens :])
-            ptr = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
-            rows.append(np.ctypeslib.as_array(ptr, shape=(llm.n_vocab(),)).copy())
-        return np.stack(rows)
+        rows = self._seqs.evaluate([[*self._prompt, *branch] for branch in branches], base=len(self._prompt))
+        assert rows is not None
+        return rows
 
     def reader(self) -> Reader | None:
         return self._reader()
