@@ -81,3 +81,18 @@ def test_the_read_check_finds_more_reference_lines_on_humaneval(shipped: LlamaCp
             got = complete(shipped, task.prefix, task.suffix, beam=4, reading=reading)
             hits[reading] += got.text.strip() == task.middle.strip()
     assert hits[True] > hits[False]
+
+
+def test_candidates_are_read_together_as_each_is_read_alone(tiny_gguf: Path) -> None:
+    """`logprobs_many` (one decode, a KV-cache sequence per candidate) scores what `logprobs` does."""
+    reader = LlamaReader(tiny_gguf, threads=1, n_ctx=512)
+    before = CODE[:15]
+    items = []
+    for line in ("    t = 0", "    t += 1", "    return t", "    x = [t for t in xs]"):
+        ids = reader.tokenize(before + line + CODE[24:])
+        items.append((ids, len(reader.tokenize(before))))
+    together = reader.logprobs_many(items)
+    for (ids, start), got in zip(items, together, strict=True):
+        assert np.allclose(got, reader.logprobs(ids, start), atol=1e-4)
+    assert np.allclose(reader.logprobs_many(items)[2], together[2], atol=1e-4)  # again, after single readings
+    reader.close()

@@ -58,14 +58,18 @@ class ReadCheck:
         """The reading score of each candidate `line` (bytes the editor would insert, healed ones first):
         the summed log-probability of the tokens of before + line + after past those `before` shares."""
         context = reader.tokenize(self.before)
-        out = []
-        for line in lines:
+        out = [0.0] * len(lines)
+        items: list[tuple[list[int], int]] = []
+        scored: list[int] = []
+        for k, line in enumerate(lines):
             ids = reader.tokenize(self.before + line.decode("utf-8", "replace") + self.after)
             if len(ids) < 2:
-                out.append(0.0)
                 continue
             shared = max(1, common_prefix(context, ids))  # the first token has no context to be scored in
             first = max(0, shared - READ_CONTEXT)
-            out.append(float(np.sum(reader.logprobs(ids[first:], shared - first))))
+            items.append((ids[first:], shared - first))
+            scored.append(k)
+        for k, logprobs in zip(scored, reader.logprobs_many(items), strict=True):  # read together
+            out[k] = float(np.sum(logprobs))
         return out
 

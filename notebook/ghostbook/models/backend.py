@@ -73,6 +73,9 @@ class Reader(Protocol):
     def logprobs(self, ids: Sequence[int], start: int) -> np.ndarray:
         """log P(ids[i] | ids[:i]) for i >= start (0 < start < len(ids)), with no special tokens around."""
 
+    def logprobs_many(self, items: Sequence[tuple[list[int], int]]) -> list[np.ndarray]:
+        """`logprobs(ids, start)` of each item, evaluated together where the runtime can."""
+
 
 class Evaluation(Protocol):
     """A prompt evaluated in a backend's context: what a search sees of the model."""

@@ -22,7 +22,7 @@ import numpy as np
 
 from ghostbook.models.backend import BackendInfo, Emit, GenStats, ModelLoadError, Reader, Search, Vocab, common_prefix
 from ghostbook.models.catalog import detect_family
-from ghostbook.models.llama_seqs import Sequences, make_context
+from ghostbook.models.llama_seqs import N_SEQ, Sequences, make_context
 from ghostbook.models.worker import ThreadedGeneration, counted
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,8 @@ class LlamaReader:
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=512, n_threads=threads,
                                    n_threads_batch=threads, logits_all=False, verbose=False)
         self.n_ctx = min(n_ctx, self.llm.n_ctx())  # llama.cpp may round its context up
+        make_context(self.llm, self.n_ctx)  # candidates read together, one KV-cache sequence each
+        self._memory = llama_cpp.llama_get_memory(self.llm._ctx.ctx)
 
     def tokenize(self, text: str) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else []
@@ -88,13 +90,60 @@ class LlamaReader:
                 rows.append(np.ctypeslib.as_array(ptr, shape=(n_vocab,)).copy())
             llm.input_ids[llm.n_tokens : llm.n_tokens + len(chunk)] = chunk
             llm.n_tokens += len(chunk)
-        logits = np.stack(rows).astype(np.float64)  # one log-softmax over all scored positions
-        top = logits.max(axis=1, keepdims=True)
-        norm = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
-        return logits[np.arange(len(rows)), ids[start:]] - norm
+        return _scored(rows, ids[start:])
+
+    def logprobs_many(self, items: Sequence[tuple[list[int], int]]) -> list[np.ndarray]:
+        """`logprobs` of each item from one `llama_decode` where they fit a batch: the text they share
+        stays in sequence 0, each item's own tokens go to a sequence of its own that starts as a copy."""
+        llm, lib = self.llm, self._llama_cpp
+        n = len(items)
+        if n < 2 or n >= N_SEQ or any(len(ids) > self.n_ctx for ids, _ in items):
+            return [self.logprobs(ids, start) for ids, start in items]
+        base = min(min(common_prefix(items[0][0], ids) for ids, _ in items), *(start - 1 for _, start in items))
+        ids0 = items[0][0]
+        keep = min(common_prefix(llm.input_ids[: llm.n_tokens].tolist(), ids0), base)
+        llm.n_tokens = keep
+        lib.llama_memory_seq_rm(self._memory, 0, keep, -1)
+        if base > keep:
+            llm.eval(ids0[keep:base])  # sequence 0 now holds the shared text
+        batch, used, wanted = llm._batch.batch, 0, []  # wanted: (item, batch index) per scored position
+        todo = [ids[base:-1] for ids, _ in items]  # logits at position p score ids[p + 1]
+        if sum(map(len, todo)) > llm.n_batch:
+            return [self.logprobs(ids, start) for ids, start in items]
+        for seq in range(1, n + 1):
+            lib.llama_memory_seq_rm(self._memory, seq, 0, -1)
+            lib.llama_memory_seq_cp(self._memory, 0, seq, 0, base)
+        for k, ((_, start), tokens) in enumerate(zip(items, todo, strict=True)):
+            for j, token in enumerate(tokens):
+                pos = base + j
+                batch.token[used], batch.pos[used], batch.n_seq_id[used] = token, pos, 1
+                batch.seq_id[used][0] = k + 1
+                batch.logits[used] = pos >= start - 1
+                if pos >= start - 1:
+                    wanted.append((k, used))
+                used += 1
+        batch.n_tokens = used
+        if used and lib.llama_decode(llm._ctx.ctx, batch) != 0:
+            return [self.logprobs(ids, start) for ids, start in items]
+        rows: list[list[np.ndarray]] = [[] for _ in items]
+        n_vocab = llm.n_vocab()
+        for k, at in wanted:
+            ptr = lib.llama_get_logits_ith(llm._ctx.ctx, at)
+            rows[k].append(np.ctypeslib.as_array(ptr, shape=(n_vocab,)).copy())
+        for seq in range(1, n + 1):
+            lib.llama_memory_seq_rm(self._memory, seq, 0, -1)
+        return [_scored(r, ids[start:]) for r, (ids, start) in zip(rows, items, strict=True)]
 
     def close(self) -> None:
         self.llm.close()
+
+
+def _scored(rows: list[np.ndarray], targets: Sequence[int]) -> np.ndarray:
+    """log P(target) at each row of logits (one log-softmax over all of them)."""
+    logits = np.stack(rows).astype(np.float64)
+    top = logits.max(axis=1, keepdims=True)
+    norm = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+    return logits[np.arange(len(rows)), list(targets)] - norm
 
 
 class LlamaCppBackend(ThreadedGeneration):

@@ -67,6 +67,10 @@ class TorchReader:
         return rows.gather(1, torch.tensor(ids[start:], device=rows.device)[:, None])[:, 0].cpu().numpy()
 
 
+    def logprobs_many(self, items: Sequence[tuple[list[int], int]]) -> list[np.ndarray]:
+        return [self.logprobs(ids, start) for ids, start in items]
+
+
 class TransformersBackend(ThreadedGeneration):
     def __init__(self, path: Path, family: str | None = None, name: str | None = None, device: str | None = None,
                  threads: int | None = None) -> None:
