@@ -16,18 +16,18 @@ from ghostbook.web.security import SecurityMiddleware
 
 
 def create_app(config: ServerConfig) -> Starlette:
-    from ghostbook.kernel.adapter import KernelAdapter
+    from ghostbook.kernel.backend import KernelBackend
     from ghostbook.kernel.specs import list_kernelspecs
 
     contents = Contents(config.root)
-    sessions = SessionManager(
-        contents,
-        lambda on_event, name, cwd: KernelAdapter(on_event, kernel_name=name, cwd=cwd),
-        config.default_kernel,
-    )
+    kernels = KernelBackend(config.gateway)  # local kernels, or those of a Kernel Gateway
+    sessions = SessionManager(contents, kernels.create, config.default_kernel)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if config.gateway is not None:
+            await kernels.refresh_specs()
+            app.state.kernelspecs = kernels.specs
         try:
             yield
         finally:
@@ -41,5 +41,6 @@ def create_app(config: ServerConfig) -> Starlette:
     app.state.config = config
     app.state.contents = contents
     app.state.sessions = sessions
-    app.state.kernelspecs = list_kernelspecs()
+    app.state.kernels = kernels
+    app.state.kernelspecs = list_kernelspecs() if config.gateway is None else []
     return app

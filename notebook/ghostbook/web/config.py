@@ -6,6 +6,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ghostbook.kernel.gateway_client import GatewayConfig
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -15,6 +17,7 @@ class ServerConfig:
     port: int = 8888
     allow_remote: bool = False
     default_kernel: str = "python3"
+    gateway: GatewayConfig | None = None  # kernels run on this Jupyter Kernel Gateway, not here
 
     @property
     def cookie_name(self) -> str:

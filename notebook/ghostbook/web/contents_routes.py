@@ -88,10 +88,9 @@ async def delete_content(request: Request) -> Response:
 
 
 async def kernelspecs(request: Request) -> Response:
-    from ghostbook.kernel.specs import default_kernel_name, list_kernelspecs
-
-    specs = await asyncio.to_thread(list_kernelspecs)
-    return JSONResponse({"default": default_kernel_name(), "kernelspecs": specs})
+    result = await request.app.state.kernels.refresh_specs()  # local, or the gateway's (#18)
+    request.app.state.kernelspecs = request.app.state.kernels.specs
+    return JSONResponse(result)
 
 
 routes = [

@@ -1,4 +1,4 @@
-"""`ghostbook [ROOT] [--host H] [--port P] [--token T] [--no-browser] [--allow-remote]`."""
+"""`ghostbook [ROOT] [--host H] [--port P] [--token T] [--no-browser] [--allow-remote] [--gateway-url URL]`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import uvicorn
 
+from ghostbook.kernel.gateway_client import GatewayConfig
 from ghostbook.web.config import ServerConfig
 
 
@@ -24,6 +25,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     parser.add_argument("--allow-remote", action="store_true",
                         help="accept requests whose Host is not loopback (needed behind a proxy)")
+    parser.add_argument("--gateway-url", default=None, metavar="URL",
+                        help="run kernels on this Jupyter Kernel/Enterprise Gateway (default: $JUPYTER_GATEWAY_URL; "
+                             "unset: kernels run on this machine)")
+    parser.add_argument("--gateway-token", default=None, metavar="TOKEN",
+                        help="the gateway's auth token (default: $JUPYTER_GATEWAY_AUTH_TOKEN)")
     parser.add_argument("--log-level", default="warning")
     return parser.parse_args(argv)
 
@@ -33,6 +39,11 @@ def main(argv: list[str]) -> int:
     root = Path(args.root).expanduser().resolve()
     if not root.is_dir():
         print(f"ghostbook: {root} is not a folder")
+        return 2
+    try:
+        gateway = GatewayConfig.from_env(args.gateway_url, args.gateway_token)
+    except ValueError as exc:
+        print(f"ghostbook: {exc}")
         return 2
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -46,7 +57,7 @@ def main(argv: list[str]) -> int:
         return 2
     port = sock.getsockname()[1]
     config = ServerConfig(root=root, token=args.token or secrets.token_hex(24), host=args.host, port=port,
-                          allow_remote=args.allow_remote)
+                          allow_remote=args.allow_remote, gateway=gateway)
     from ghostbook.web.app import create_app
 
     app = create_app(config)
@@ -54,6 +65,8 @@ def main(argv: list[str]) -> int:
     url = f"http://{shown_host}:{port}/?token={config.token}"
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     print(f"Ghostbook is serving {root}\n    {url}", flush=True)
+    if gateway is not None:
+        print(f"Kernels run on the gateway at {gateway.url}", flush=True)
     if not args.no_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level, ws_max_size=16 * 1024 * 1024,
