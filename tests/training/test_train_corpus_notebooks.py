@@ -61,8 +61,20 @@ def test_extend_adds_a_notebook_split_without_held_out_or_humaneval_code(tmp_pat
     added = read_docs(corpus / "train.jsonl")[len(before):]
     assert [d.path for d in added] == ["lib/new.ipynb", "lib/new.ipynb"]
     assert added[0].text == CELL_SEPARATOR.join(fresh.cells) + "\n" and added[0].licence == "MIT"
-    assert record["dropped"] == {"contaminated": 2, "duplicate": 1}
+    dropped = record["dropped"]
+    assert dropped["duplicate"] == 1 and dropped["contaminated_cells"] >= 2  # the leaked and HumanEval cells
+    assert sum(dropped.get(k, 0) for k in ("contaminated", "tiny")) == 2  # what was left of them: too little
     assert json.loads((corpus / "report.json").read_text())["licences"]["lib"] == "MIT"
+
+
+def test_held_out_notebooks_decontaminate_by_long_ngrams(tmp_path: Path) -> None:
+    from ghostbook.training.corpus import default_decontaminator
+
+    decon = default_decontaminator()
+    held_out = load_notebooks(packaged_split("validation"))[1]
+    longest = max(held_out.cells, key=len)
+    assert decon.is_contaminated("x = 1\n" + longest)
+    assert not decon.is_contaminated("import numpy as np\nimport pandas as pd\nimport matplotlib.pyplot as plt\n")
 
 
 def test_common_boilerplate_is_no_contamination() -> None:

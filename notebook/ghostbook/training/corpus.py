@@ -165,13 +165,19 @@ def default_sources(report: CorpusReport) -> list[Source]:
     return sources
 
 
+NOTEBOOK_N = 25  # words: code is dense in punctuation words, and notebooks share idioms of 13 words
+
+
 def default_decontaminator() -> Decontaminator:
-    """Flags texts sharing a long n-gram with HumanEval or with the notebook benchmark's validation and
-    test notebooks (n-grams common to 3+ of those notebooks, such as the usual imports, excepted)."""
+    """Flags texts sharing a 13-word n-gram with HumanEval or a 25-word one with the notebook
+    benchmark's validation and test notebooks (n-grams common to 3+ of those, such as the usual
+    imports, excepted)."""
     from ghostbook.training.notebooks import heldout_notebook_texts
 
     decon = Decontaminator(humaneval_texts())
-    decon.add(heldout_notebook_texts(), min_documents=3)
+    notebooks = Decontaminator([], NOTEBOOK_N)
+    notebooks.add(heldout_notebook_texts(), min_documents=3)
+    decon.also.append(notebooks)
     return decon
 
 
@@ -212,15 +218,20 @@ def build_corpus(
 
 def notebook_docs(paths: Iterable[Path], report: CorpusReport) -> list[Doc]:
     """The notebooks of `notebooks-*.jsonl.gz` files (`ghostbook train notebook-data build`; their
-    licences were checked there) as documents, cells joined as the editor joins them; filtered and
-    decontaminated like files (counts in `report`)."""
+    licences were checked there) as documents, cells joined as the editor joins them; filtered like
+    files and decontaminated cell by cell, then whole (counts in `report`)."""
+    from dataclasses import replace
+
     from ghostbook.eval.notebook_data import load_notebooks, notebook_text
 
     decon = default_decontaminator()
     docs = []
     for path in paths:
         for nb in load_notebooks(path):
-            text = notebook_text(nb)
+            cells = [c for c in nb.cells if not decon.is_contaminated(c)]
+            if len(cells) < len(nb.cells):
+                report.files["contaminated_cells"] += len(nb.cells) - len(cells)
+            text = notebook_text(replace(nb, cells=cells))
             n = len(text.encode("utf-8"))
             reason = filter_reason(text, nb.id) or ("contaminated" if decon.is_contaminated(text) else None)
             if reason:

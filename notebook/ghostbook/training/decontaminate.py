@@ -36,6 +36,7 @@ class Decontaminator:
         self.grams: set[int] = set()
         for ref in references:
             self.grams |= ngrams(ref, n)
+        self.also: list[Decontaminator] = []  # more reference sets, each with its own n
 
     def add(self, references: Iterable[str], min_documents: int = 0) -> None:
         """Add the n-grams of `references`, except those found in `min_documents` or more of them
@@ -52,4 +53,4 @@ class Decontaminator:
         return sum(1 for i in range(len(w) - n + 1) if hash(tuple(w[i : i + n])) in grams)
 
     def is_contaminated(self, text: str) -> bool:
-        return self.overlaps(text) > 0
+        return self.overlaps(text) > 0 or any(d.is_contaminated(text) for d in self.also)
