@@ -8,6 +8,7 @@ import json
 import tarfile
 from pathlib import Path
 
+import pytest
 from ghostbook.completion.garbage import garbage_reason
 from ghostbook.completion.settings import CompletionSettings
 from ghostbook.eval import notebook_bench as bench
@@ -18,6 +19,7 @@ from ghostbook.eval.notebook_data import (
     load_notebooks,
     notebook_text,
     packaged_split,
+    write_notebooks,
 )
 from ghostbook.eval.notebook_tasks import KINDS, notebook_tasks, tasks_for
 from ghostbook.models.loader import ModelRegistry
@@ -168,3 +170,23 @@ def test_stored_validation_and_test_splits() -> None:
     tasks = notebook_tasks(test + validation)
     assert len(tasks) >= 500 and {t.kind for t in tasks} == set(KINDS)
     assert all(nb.licence for nb in test)
+
+
+def test_eval_cli_prints_the_notebook_table_and_writes_the_png(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ghostbook eval MODEL --tasks notebook` with a real (tiny, random) llama.cpp model."""
+    from ghostbook.eval.cli import main
+
+    from tests.models.conftest import shared_tiny_gguf
+
+    model = shared_tiny_gguf(tmp_path_factory)
+    split = tmp_path / "notebooks-test.jsonl.gz"
+    write_notebooks(split, [_notebook()])
+    png = tmp_path / "chart.png"
+    assert main([str(model), "--tasks", "notebook", "--notebooks", str(split), "--png", str(png), "--beam", "2",
+                 "--quiet", "--json", str(tmp_path / "out.json")]) == 0
+    out = capsys.readouterr().out
+    assert "exact_match" in out and "char_similarity" in out and "p95_ms" in out and " all " in out
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    saved = json.loads((tmp_path / "out.notebook-tiny-ghostbook.gguf.json").read_text())
+    assert len(saved["results"]) == 6 and {r["kind"] for r in saved["results"]} <= set(KINDS)
