@@ -7,6 +7,7 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -234,6 +235,6 @@ def test_gateway_from_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> 
         GatewayConfig.from_env("gw.example:8888")
 
 
-def test_cli_refuses_a_bad_gateway_url(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_a_bad_gateway_url(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert serve.main([str(tmp_path), "--gateway-url", "ftp://gw", "--no-browser"]) == 2
     assert "the gateway URL must look like http://host:port, not 'ftp://gw'" in capsys.readouterr().out

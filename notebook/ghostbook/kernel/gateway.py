@@ -15,7 +15,8 @@ as the gateway keeps its websocket open). The adapter then asks the gateway abou
 there → reconnect; unknown → "the gateway no longer has the kernel"; unreachable → "the gateway went
 away". Both end as `dead` with that reason, and `restart()` recovers once the gateway answers again
 (with a fresh kernel when the gateway no longer has the old one). A kernel process that dies inside
-the gateway is restarted by the gateway itself, which says so with a `restarting` status: pending runs finish as `dead`.
+the gateway is restarted by the gateway itself, which says so with a `restarting` status: pending
+runs finish as `dead`.
 """
 
 from __future__ import annotations
@@ -352,6 +353,7 @@ class GatewayKernelAdapter:
                     await self._connect()
                     return
                 except Exception as exc:
+                    await self._disconnect()
                     reason = f"the connection to the gateway dropped and could not be reopened: {_describe(exc)}"
             self._runs.fail_all(f"The kernel died: {reason}")
             self._set_state("dead", reason)
