@@ -68,3 +68,30 @@ async def test_healing_and_cancel(hf: TransformersBackend) -> None:
 def test_not_a_model_folder(tmp_path: Path) -> None:
     with pytest.raises(ModelLoadError, match="not a transformers model folder"):
         TransformersBackend(tmp_path).load()
+
+
+def test_branches_go_through_one_forward_pass(hf: TransformersBackend) -> None:
+    """A beam step's hypotheses are one batch over the cache of the text they share, and get the logits
+    each gets alone."""
+    import numpy as np
+    from ghostbook.models.backend import Evaluation
+
+    from tests.decoding.conftest import probe
+
+    branches = [[], [7], [9], [7, 11], [9, 13, 14]]
+    calls: list[int] = []
+    handle = hf._model.register_forward_hook(lambda *args: calls.append(1))
+
+    def look(model: Evaluation) -> tuple[list[np.ndarray], np.ndarray, int]:
+        alone = [model.logits([branch])[0] for branch in branches]
+        calls.clear()
+        together = model.logits(branches)
+        return alone, together, len(calls)
+
+    try:
+        alone, together, forwards = probe(hf, fim(hf, CODE[:300]), look)
+    finally:
+        handle.remove()
+    assert forwards == 1
+    for got, want in zip(together, alone, strict=True):
+        assert np.allclose(got, want, atol=1e-4)

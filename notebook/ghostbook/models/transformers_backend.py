@@ -212,15 +212,43 @@ class TorchEvaluation:
     def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
         import torch
 
-        rows = []
         with torch.no_grad():
-            for branch in branches:
-                wanted = [*self._prompt, *branch]
-                if self._b._tokens != wanted or self._last is None:
-                    self.feed(wanted, common_prefix(self._b._tokens, wanted))
-                assert self._last is not None
-                rows.append(self._last)
-        return np.stack(rows)
+            if len(branches) > 1:
+                return self._together([[*self._prompt, *branch] for branch in branches])
+            wanted = [*self._prompt, *branches[0]]
+            if self._b._tokens != wanted or self._last is None:
+                self.feed(wanted, common_prefix(self._b._tokens, wanted))
+            assert self._last is not None
+            return np.stack([self._last])
+
+    def _together(self, full: list[list[int]]) -> np.ndarray:
+        """Several branches in one forward pass: the cache is brought to the text they all share, a copy
+        of it is repeated along the batch dimension, and their own tokens (padded on the right) are
+        evaluated against it; the backend's cache keeps the shared text."""
+        import copy
+
+        import torch
+
+        b, model = self._b, self._b._model
+        shared = min(min(common_prefix(full[0], f) for f in full), *(len(f) - 1 for f in full))
+        held = common_prefix(b._tokens, full[0][: shared + 1]) if b._tokens else 0
+        if held < shared:
+            self.feed(full[0][:shared], held)
+        elif len(b._tokens) > shared:
+            b._cache.crop(shared - len(b._tokens))
+            del b._tokens[shared:]
+        self._last = None  # the cache's last logits are not kept for the shared text
+        own = [f[shared:] for f in full]
+        width = max(map(len, own))
+        ids = torch.tensor([o + [0] * (width - len(o)) for o in own], device=model.device)
+        mask = torch.tensor([[1] * (shared + len(o)) + [0] * (width - len(o)) for o in own], device=model.device)
+        positions = torch.arange(shared, shared + width, device=model.device).expand(len(own), width)
+        cache = copy.deepcopy(b._cache)
+        cache.batch_repeat_interleave(len(own))
+        out = model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True,
+                    **{b._cache_arg: cache})
+        last = torch.tensor([len(o) - 1 for o in own], device=model.device)
+        return out.logits[torch.arange(len(own), device=model.device), last].float().cpu().numpy()
 
     def reader(self) -> Reader | None:
         return self._b.reader()
