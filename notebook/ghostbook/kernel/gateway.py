@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -271,9 +272,11 @@ class GatewayKernelAdapter:
                 await asyncio.wait_for(ws.close(), 2.0)
 
     async def _write(self, ws: ClientConnection) -> None:
+        quick_ack = _quick_ack(ws)
         with contextlib.suppress(ConnectionClosed):
             while True:
                 await ws.send(await self._outbox.get())
+                quick_ack()
 
     async def _poll(self, ws: ClientConnection) -> None:
         """Close the websocket when the gateway no longer has the kernel (culled, deleted by someone
@@ -291,8 +294,10 @@ class GatewayKernelAdapter:
                 pass
 
     async def _read(self, ws: ClientConnection) -> None:
+        quick_ack = _quick_ack(ws)
         try:
             async for raw in ws:
+                quick_ack()
                 if isinstance(raw, bytes):  # binary frames carry buffers (widgets): not used here
                     continue
                 try:
@@ -364,6 +369,26 @@ class GatewayKernelAdapter:
         self._runs.fail_all(msg)
         self._set_state("dead", msg)
         raise KernelStartError(msg) from exc
+
+
+def _quick_ack(ws: ClientConnection) -> Callable[[], None]:
+    """A function that makes Linux acknowledge what the gateway sent at once (TCP_QUICKACK).
+
+    Jupyter servers leave Nagle's algorithm on for their websockets: a kernel's second small message
+    (execute_input after status busy, a reply after status) waits for the ACK of the first, which our
+    side delays by ~40 ms. Acknowledging each message as it is read removes that stall (requests
+    over a loopback gateway: ~52 ms → ~15 ms).
+    """
+    sock = ws.transport.get_extra_info("socket") if ws.transport is not None else None
+    flag = getattr(socket, "TCP_QUICKACK", None)
+    if sock is None or flag is None:
+        return lambda: None
+
+    def ack() -> None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, flag, 1)
+
+    return ack
 
 
 def _describe(exc: BaseException) -> str:
