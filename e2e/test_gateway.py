@@ -4,10 +4,12 @@ gateway that goes away shows as a dead kernel with the reason, and Restart recov
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import tempfile
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -82,6 +84,10 @@ def test_cell_runs_on_the_gateway_and_restart_recovers_after_it_went_away(
     expect(page.get_by_test_id("kernel-status")).to_have_text("dead", timeout=KERNEL_TIMEOUT)
     expect(page.get_by_test_id("kernel-message")).to_contain_text("the gateway went away")
     page.screenshot(path=str(SHOTS / "gateway-dead.png"))
+    with urllib.request.urlopen(gateway_server.url("/api/kernelspecs"), timeout=30) as response:
+        specs = json.load(response)  # the last list the gateway gave, and why it is not fresher
+    assert [s["name"] for s in specs["kernelspecs"]] == ["python3"]
+    assert specs["error"].startswith(f"cannot reach the gateway at {kernel_gateway.url}")
 
     kernel_gateway.start()
     page.get_by_test_id("restart-kernel").click()
