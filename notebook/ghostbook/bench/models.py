@@ -64,7 +64,7 @@ def measure(path: Path, threads: int, n_new: int = 50, repeats: int = 3) -> dict
     from ghostbook.eval.generate import load_backend
 
     backend = load_backend(path, threads=threads)
-    prompt = backend.tokenize(PROMPT)
+    prompt = backend.tokenize(PROMPT)[-(backend.info.n_ctx - n_new) :]  # a small model's context cuts it
     times: dict[str, float] = {}
 
     class Timed:

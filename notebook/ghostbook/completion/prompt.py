@@ -39,6 +39,7 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     lines (`decoding.reading`, `decoding.syntax_fit`). Eval sets the rest: the FIM `layout` (default:
     the model's), `healing` off, `multi_line` (default: where the rest of the cursor's line allows it)."""
     template = get_template(backend.info.family)
+    max_new = min(max_new, backend.info.n_ctx // 2)  # a small context keeps room for the prompt
     indentation = indentation_to_heal(ctx.prefix) if healing else ""
     if indentation:  # the prompt stops at the line's start; the output spells the indentation first
         prefix_ids, removed = backend.tokenize(ctx.prefix[: -len(indentation)]), indentation.encode()
