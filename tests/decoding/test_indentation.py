@@ -31,9 +31,22 @@ def test_the_cursor_column_counts_and_spaces_alone_decide_nothing() -> None:
     assert rule.allows(b"") is None and rule.allows(b"   ") is None
 
 
-def test_comments_and_blank_lines_may_sit_anywhere() -> None:
+def test_blank_lines_may_sit_anywhere_comments_where_code_may() -> None:
     rule = indent_rule(CODE)
-    assert rule is not None and rule.allows(b"  # note") and rule.allows(b"   \n")
+    assert rule is not None and rule.allows(b"   \n")
+    assert rule.allows(b"    # note") and rule.allows(b"  # note") is False  # #15: no stray indentation
+
+
+def test_mid_line_start_rule() -> None:
+    """#15: after `x = ` no space more; after `x =` one; a new line only where the line can end."""
+    from ghostbook.decoding.indentation import start_rule
+
+    spaced, bare = start_rule("x = "), start_rule("x =")
+    assert spaced is not None and spaced.allows(b"np") and spaced.allows(b" np") is False
+    assert bare is not None and bare.allows(b" np") and bare.allows(b"np") and bare.allows(b"  np") is False
+    assert start_rule("y = x * ").allows(b"\nz") is False  # type: ignore[union-attr]
+    assert start_rule("print(x)").allows(b"\nz") and start_rule("f(").allows(b"\n    a")  # type: ignore[union-attr]
+    assert start_rule("def f(x):\n    ") == indent_rule("def f(x):\n    ")
 
 
 def test_no_rule_past_the_indentation_or_where_the_code_above_is_open() -> None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ghostbook.completion.garbage import MAX_LINES, garbage_reason
 from ghostbook.completion.scan import PythonScan
 from ghostbook.decoding.repetition import cut_loop
+from ghostbook.decoding.suggestion import SuggestionRules
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
@@ -190,20 +189,10 @@ def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
 
 
 def drop_garbage(text: str, ctx: FilterContext) -> str:
-    """No garbage (`completion.garbage`, the rule the notebook benchmark counts): past `MAX_LINES`
-    lines the rest goes; a line's third repeat and all after it go; a first line that repeats the line
-    above the cursor's is no suggestion."""
-    lines = text.split("\n")[:MAX_LINES]
-    seen: Counter[str] = Counter()
-    for i, line in enumerate(lines):
-        if line.strip():
-            seen[line.strip()] += 1
-            if seen[line.strip()] == 3:
-                lines = lines[:i]
-                break
-    text = "\n".join(lines).rstrip()
-    above = ctx.prefix.split("\n")[-2] if "\n" in ctx.prefix else ""
-    return "" if garbage_reason(text, ctx.line_before, above) else text
+    """No garbage (`decoding.suggestion.SuggestionRules`, the rules the notebook benchmark counts with
+    and the search keeps): each rule cuts the text (fewer lines, less leading space, or nothing) until
+    none cuts more."""
+    return SuggestionRules.around(ctx.prefix, ctx.suffix).enforce(text)
 
 
 # drop_repetitive is a stopper: once the output loops, generating more is waste

@@ -16,6 +16,8 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from ghostbook.decoding.syntax_fit import parses, without_magics
+
 
 @dataclass(frozen=True)
 class IndentRule:
@@ -26,14 +28,17 @@ class IndentRule:
     column: int
     deeper_than: int | None
     levels: frozenset[int]
+    newline: bool = True  # whether the text may start with a newline (an empty first line)
 
     def allows(self, text: bytes) -> bool | None:
         """Whether a line whose text after the cursor starts with `text` is indented where Python
-        accepts it; None while `text` is only spaces (not decided yet). Comments may sit anywhere."""
+        accepts it; None while `text` is only spaces (not decided yet). Comments too sit where code may."""
         body = text.lstrip(b" ")
         if not body:
             return None
-        if body[:1] in (b"\n", b"\r", b"\t", b"#"):
+        if body[:1] in (b"\n", b"\r"):
+            return self.newline
+        if body[:1] == b"\t":
             return True
         indent = self.column + len(text) - len(body)
         if self.deeper_than is not None:
@@ -64,3 +69,48 @@ def indent_rule(prefix: str) -> IndentRule | None:
     if opens:
         return IndentRule(len(head), levels[-1], frozenset())
     return IndentRule(len(head), None, frozenset(levels))
+
+
+# After these a line may go on below (an open bracket, a block, a continued argument list).
+GOES_ON = ("(", "[", "{", ",", ":", "\\")
+
+
+def start_rule(prefix: str) -> IndentRule | None:
+    """Where a suggestion may start at the end of `prefix` (the cursor's cell before the cursor): in a
+    line's indentation, `indent_rule`; after code on the line, right at the cursor, or one space further
+    where the code does not end in a space (`x =` + ` 1`, never `x = ` + ` 1`), and on a new line only
+    where the line can end there (`print(x)`, `f(`, `if x:`; not `y = x * `)."""
+    head = prefix.rsplit("\n", 1)[-1]
+    if not head.strip() or "\t" in head:
+        return indent_rule(prefix)
+    column = len(head)
+    levels = {column} if head[-1].isspace() else {column, column + 1}
+    code = head.rstrip()
+    newline = code.endswith(GOES_ON) or _complete(prefix)
+    return IndentRule(column, None, frozenset(levels), newline)
+
+
+def _complete(prefix: str) -> bool:
+    return parses(without_magics(prefix))
+
+
+@dataclass(frozen=True)
+class LeadingSpace:
+    """A suggestion never starts with whitespace beyond the right indentation (`start_rule`): mid-line,
+    extra spaces are taken off (a first line of nothing but spaces then a newline, where a line may
+    not end at the cursor, drops the suggestion); in a line's indentation a first line indented where
+    Python rejects it drops the suggestion."""
+
+    before: str  # the cursor's cell up to the cursor
+
+    def cut(self, text: str) -> str:
+        rule = start_rule(self.before)
+        if rule is None or not text:
+            return text
+        if not self.before.rsplit("\n", 1)[-1].strip():  # in the indentation
+            return "" if rule.allows(text.encode()) is False else text
+        first, sep, rest = text.partition("\n")
+        if not first.strip():  # mid-line, nothing but spaces before a newline (or the end)
+            return sep + rest if sep and rule.newline else ""
+        extra = len(first) - len(first.lstrip(" \t")) - (max(rule.levels) - rule.column)
+        return text[extra:] if extra > 0 else text

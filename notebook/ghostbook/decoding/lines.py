@@ -19,7 +19,7 @@ from typing import Protocol
 
 from ghostbook.decoding.indentation import IndentRule, indent_rule
 from ghostbook.decoding.reading import ReadCheck
-from ghostbook.decoding.repetition import looping_lines, repeated_lines
+from ghostbook.decoding.repetition import DEEPEST, avoid_anywhere, looping_lines, nearby_lines, repeated_lines
 from ghostbook.decoding.syntax_fit import SyntaxFit
 
 # What each line after a suggestion's first starts with, spelled by the newline token a beam picks.
@@ -75,8 +75,10 @@ class FurtherLines:
         prefix, cell = self.prefix + text, self.cell_prefix + text
         head = self.prefix.rsplit("\n", 1)[-1]  # the cursor's line before the suggestion
         written_lines = (head + text).split("\n")[:-1]
+        near = nearby_lines(self.cell_prefix, self.cell_suffix)
         return LineRules(
-            repeated_lines(prefix, self.suffix) | looping_lines(written_lines),
+            repeated_lines(prefix, self.suffix) | looping_lines(written_lines)
+            | avoid_anywhere(written_lines + near, DEEPEST),
             indent_rule(cell),
             SyntaxFit(cell, self.cell_suffix) if self.syntax else None,
             ReadCheck.around(prefix, self.suffix, LEAD) if self.read_check else None,

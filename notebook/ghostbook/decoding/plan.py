@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ghostbook.decoding.beam import LINE_BUDGET, LineSearch, beam_line, goes_on
-from ghostbook.decoding.indentation import indent_rule
+from ghostbook.decoding.indentation import start_rule
 from ghostbook.decoding.lines import FurtherLines, LineRules
 from ghostbook.decoding.reading import ReadCheck
-from ghostbook.decoding.repetition import repeated_lines
+from ghostbook.decoding.repetition import avoid_first, nearby_lines, repeated_lines
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
@@ -61,11 +61,14 @@ class DecodePlan:
         """The plan for the cursor in `text`, with `heal` (the prompt's removed bytes, which end the
         prefix) to be spelled first."""
         blank_line = not text.prefix.rsplit("\n", 1)[-1].strip()
+        start = start_rule(text.cell_prefix)  # the cell is whole statements; the prefix may not be
         if choices.beam <= 1:
-            return cls(max_new, stop_ids, heal, 1, blank_line)
+            return cls(max_new, stop_ids, heal, 1, blank_line, LineRules(indent=start))
+        near = nearby_lines(text.cell_prefix, text.cell_suffix)
+        head = text.cell_prefix.rsplit("\n", 1)[-1]
         rules = LineRules(
-            repeated_lines(text.prefix, text.suffix),
-            indent_rule(text.cell_prefix),  # the cell is whole statements; the prefix may not be
+            repeated_lines(text.prefix, text.suffix) | avoid_first(head, near),
+            start,
             SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
@@ -81,7 +84,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
     """With `plan.beam` > 1 the first line from a beam (and with `plan.lines` each further line), then
     greedy for whatever is left open; else all greedy."""
     if plan.beam <= 1:
-        return greedy(run, plan.max_new_tokens, plan.heal)
+        return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
     budget = min(plan.max_new_tokens, LINE_BUDGET)
     search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules)
     line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)

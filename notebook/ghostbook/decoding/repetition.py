@@ -14,6 +14,7 @@ be cut by the suffix-overlap filter, leaving nothing to show.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 LOOP_LINES = 4  # the longest run of lines whose repeat `looping_lines` stops
 REPEAT = re.compile(r"(.{1,40}?)\1{3,}", re.DOTALL)  # matched against the reversed text: a loop at the end
@@ -89,3 +90,90 @@ def _lines_before(text: str, at: int) -> str:
     """The whole lines of `text` that end before position `at` (nothing if `at` is in the first line)."""
     end = text.rfind("\n", 0, at + 1)
     return text[:end] if end > 0 and text[:end].strip() else ""
+
+
+# ---- whole suggestions (`decoding.suggestion`): the final filter and the search share these -------
+
+DEEPEST = 40  # columns of indentation the search's line variants cover
+NEARBY = 3  # a suggestion copies none of the lines this close above or below the cursor's line
+
+
+def _key(line: str) -> str | None:
+    """What two lines are compared by: the code without surrounding spaces; None for a line with no
+    letter or digit (`)`, `]`, blank), which may repeat."""
+    body = line.strip()
+    return body if any(c.isalnum() for c in body) else None
+
+
+def suggestion_lines(before: str, text: str) -> list[str]:
+    """The lines a suggestion writes: the cursor's line completed by its first line, then the rest."""
+    head = before.rsplit("\n", 1)[-1]
+    return (head + text).split("\n")
+
+
+def nearby_lines(before: str, after: str, reach: int = NEARBY) -> list[str]:
+    """The cell's lines within `reach` lines above and below the cursor's line."""
+    above = before.split("\n")[:-1][-reach:]
+    below = after.split("\n")[1 : 1 + reach]
+    return above + below
+
+
+def avoid_anywhere(lines: list[str], deepest: int) -> frozenset[bytes]:
+    """For the search's `avoid` (line texts as written, trailing spaces off): each of `lines` at every
+    indentation up to `deepest` columns."""
+    keys = {k for k in map(_key, lines) if k is not None}
+    return frozenset((" " * i + k).encode() for k in keys for i in range(deepest + 1))
+
+
+@dataclass(frozen=True)
+class OwnLines:
+    """A suggestion never repeats one of its own lines (a line with a letter or digit, spaces around
+    it aside, the cursor's completed line included): it is cut before the first repeat."""
+
+    before: str  # the cursor's cell up to the cursor
+
+    def cut(self, text: str) -> str:
+        lines = suggestion_lines(self.before, text)
+        seen: set[str] = set()
+        for i, line in enumerate(lines):
+            key = _key(line)
+            if key in seen:
+                return _first_lines(text, i)
+            if key is not None:
+                seen.add(key)
+        return text
+
+
+@dataclass(frozen=True)
+class NearbyCopies:
+    """A suggestion never copies a line within `NEARBY` lines above or below the cursor's line (spaces
+    around it aside; the cursor's completed line counts): it is cut before the first copy."""
+
+    before: str
+    after: str
+
+    def cut(self, text: str) -> str:
+        near = {k for k in map(_key, nearby_lines(self.before, self.after)) if k is not None}
+        if not near:
+            return text
+        for i, line in enumerate(suggestion_lines(self.before, text)):
+            if i == 0 and not text.split("\n", 1)[0].strip():
+                continue  # the suggestion did not touch the cursor's line
+            if _key(line) in near:
+                return _first_lines(text, i)
+        return text
+
+
+def _first_lines(text: str, n: int) -> str:
+    """The suggestion's first `n` lines ("" for none)."""
+    return "\n".join(text.split("\n")[:n]) if n else ""
+
+
+def avoid_first(head: str, lines: list[str]) -> frozenset[bytes]:
+    """For the search's `avoid` of a first line (its text after the cursor, trailing spaces off): the
+    texts that would make the cursor's line, `head` plus the text, one of `lines` (`NearbyCopies`)."""
+    code = head.lstrip()
+    keys = [k for k in map(_key, lines) if k is not None and k.startswith(code) and k[len(code):].strip()]
+    if code:
+        return frozenset(k[len(code):].encode() for k in keys)
+    return frozenset((" " * i + k).encode() for k in keys for i in range(DEEPEST + 1))

@@ -53,8 +53,9 @@ class SyntaxFit:
             return False
         if opened:
             return parses(self.before + text + "".join(CLOSERS[b] for b in reversed(opened)) + self.after)
-        if full.rstrip().endswith(":"):  # a block the next lines fill
-            indent = full[: len(full) - len(full.lstrip())]
+        last = full.rsplit("\n", 1)[-1]
+        if last.split("#", 1)[0].rstrip().endswith(":"):  # a block the next lines fill
+            indent = last[: len(last) - len(last.lstrip())]
             return parses(f"{self.before}{text}\n{indent}    pass{self.after}")
         return False
 
@@ -91,3 +92,39 @@ def open_brackets(line: str) -> list[str] | None:
     except (SyntaxError, ValueError):  # IndentationError and bad characters included
         return None
     return stack
+
+
+class SyntaxPrefix:
+    """A suggestion never breaks the cell's syntax where a shorter prefix of it would not: if the cell
+    does not fit the whole suggestion (`SyntaxFit`: a last line left open counts as the start of more),
+    the longest that fits of its leading lines, then of its first line cut after a token, then nothing,
+    is kept; where none fits (a syntax error elsewhere), the suggestion stays as it is."""
+
+    def __init__(self, before: str, after: str) -> None:
+        self.fit = SyntaxFit(before, after)
+
+    def cut(self, text: str) -> str:
+        if self.fit.fits(text.encode()):
+            return text
+        for shorter in _prefixes(text):
+            if self.fit.fits(shorter.encode()):
+                return shorter
+        return text
+
+
+def _prefixes(text: str) -> list[str]:
+    """Shorter prefixes of `text`, longest first: its leading whole lines, its first line cut after each
+    of its tokens, nothing."""
+    lines = text.split("\n")
+    out = ["\n".join(lines[:n]).rstrip() for n in range(len(lines) - 1, 0, -1)]
+    first = lines[0]
+    ends: list[int] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(first).readline):
+            if tok.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.DEDENT,
+                                tokenize.INDENT) and tok.end[0] == 1:
+                ends.append(tok.end[1])
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass
+    out += [first[:e].rstrip() for e in sorted(set(ends), reverse=True) if 0 < e < len(first.rstrip())]
+    return [*dict.fromkeys(p for p in out if p != text), ""]

@@ -1,0 +1,60 @@
+"""No garbage: the rules a whole suggestion obeys, each a small object with `cut(text) -> text` (the
+suggestion as the rule lets it stand: fewer lines, less leading space, or "" for none). The final
+filter (`completion.filters.drop_garbage`) applies them until none cuts; the notebook benchmark
+(`completion.garbage`) counts a suggestion as garbage when one would cut it. The search keeps the
+same rules as it goes (`decoding.lines`: lines to avoid, where a line may start).
+
+- `OwnLines`: never repeats one of its own lines; `NearbyCopies`: never copies a line within 3 lines
+  of the cursor (`decoding.repetition`);
+- `LineCount`: at most 6 lines, or 12 where it fills a block just opened (`decoding.length`);
+- `LeadingSpace`: never starts with whitespace beyond the right indentation (`decoding.indentation`);
+- `SyntaxPrefix`: never breaks the cell's syntax where a shorter prefix would not (`decoding.syntax_fit`);
+- `CommentBlock`: no block of comments unless the user is writing one (`decoding.comments`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ghostbook.decoding.comments import CommentBlock
+from ghostbook.decoding.indentation import LeadingSpace
+from ghostbook.decoding.length import LineCount
+from ghostbook.decoding.repetition import NearbyCopies, OwnLines
+from ghostbook.decoding.syntax_fit import SyntaxPrefix
+
+
+class Rule(Protocol):
+    def cut(self, text: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class SuggestionRules:
+    """The rules for a suggestion at the cursor in a cell (`before` and `after` it)."""
+
+    rules: tuple[tuple[str, Rule], ...]
+
+    @classmethod
+    def around(cls, before: str, after: str) -> SuggestionRules:
+        return cls((
+            ("starts with extra whitespace", LeadingSpace(before)),
+            ("repeats its own line", OwnLines(before)),
+            ("copies a nearby line", NearbyCopies(before, after)),
+            ("too many lines", LineCount(before)),
+            ("block of comments", CommentBlock(before)),
+            ("breaks the syntax", SyntaxPrefix(before, after)),
+        ))
+
+    def enforce(self, text: str) -> str:
+        """`text` cut by every rule until none cuts more (each cut only shortens it)."""
+        while True:
+            start = text
+            for _, rule in self.rules:
+                text = rule.cut(text).rstrip()
+            if text == start:
+                return text
+
+    def violation(self, text: str) -> str | None:
+        """The first rule `text` breaks (its name), or None."""
+        text = text.rstrip()
+        return next((name for name, rule in self.rules if rule.cut(text).rstrip() != text), None)
