@@ -155,6 +155,18 @@ class UpdateSettings(_Message):
     settings: dict[str, Any]
 
 
+class GetCatalogue(_Message):
+    """The model catalogue: curated hub models, the built-in default, local models; what is downloaded."""
+
+    type: Literal["get_catalogue"]
+
+
+class CancelDownload(_Message):
+    """Stop the model download in progress."""
+
+    type: Literal["cancel_download"]
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -181,6 +193,8 @@ ClientMessage = Annotated[
     | SuggestFeedback
     | GetSettings
     | UpdateSettings
+    | GetCatalogue
+    | CancelDownload
     | Ping,
     Field(discriminator="type"),
 ]
@@ -246,9 +260,14 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 An empty text with done=true means "nothing to suggest".
 # suggestion_error {type, ref, message}
 # settings      {type, ref, settings: {enabled, debounce_ms, debounce_mode, max_new_tokens, context_tokens,
-#                 model, beam_width, read_check}, model: ModelStatus}
-# model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"loading"|"ready"|"error", name,
-#                 path, progress: float|null, message: str|null}
+#                 model, beam_width, read_check, api_key, remote_fim}, model: ModelStatus}
+#                 (api_key is masked: "********" when one is set)
+# model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"downloading"|"loading"|"ready"|"error",
+#                 name, path, progress: float|null, message: str|null, bytes_done: int|null,
+#                 bytes_total: int|null}   (downloading: bytes at least every 0.5 s; loading: 0..1)
+# catalogue     {type, ref, models: [CatalogueModel], free_ram_mb: float|null, models_dir}
+#                 CatalogueModel {spec, name, family, params, size_mb, ram_mb, licence, backends, source:
+#                 "builtin"|"hub"|"local", downloaded, gated, speed}
 # completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
 #                 cache_hits, server_p50_ms, server_p95_ms}}   (p50/p95: client-reported latencies when any,
 #                 else the server's request -> done; server_*: always the server's; null when no data)

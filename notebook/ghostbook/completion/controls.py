@@ -9,6 +9,7 @@ from typing import Any
 
 from ghostbook import protocol as p
 from ghostbook.completion.settings import SettingsError, SettingsStore
+from ghostbook.models import catalogue
 from ghostbook.models.backend import ModelStatus
 from ghostbook.models.loader import ModelRegistry
 
@@ -24,6 +25,7 @@ class SettingsController:
         self.store, self.registry = store, registry
         self._send, self._broadcast, self._on_model_change = send, broadcast, on_model_change
         self._unsubscribe = registry.subscribe(self._on_model_status)
+        registry.configure_remote(store.current.api_key, store.current.remote_fim)
         if store.current.enabled:
             registry.start(store.current.model)
 
@@ -36,19 +38,35 @@ class SettingsController:
         return self.registry.status
 
     def settings_message(self, ref: str | None) -> dict[str, Any]:
-        return p.event("settings", ref=ref, settings=self.store.current.to_json(), model=self.model_status().to_json())
+        settings = self.store.current.to_json()
+        settings["api_key"] = "********" if settings["api_key"] else ""  # the key stays on the server
+        return p.event("settings", ref=ref, settings=settings, model=self.model_status().to_json())
+
+    async def catalogue_message(self, ref: str | None) -> dict[str, Any]:
+        """The catalogue (`models.catalogue`), each model marked downloaded or not, and the free RAM."""
+        found = await asyncio.to_thread(catalogue.offers)
+        free = await asyncio.to_thread(catalogue.available_ram_mb)
+        return p.event("catalogue", ref=ref, models=[o.to_json() for o in found], free_ram_mb=free,
+                       models_dir=str(catalogue.models_dir()))
+
+    def cancel_download(self) -> None:
+        self.registry.cancel_download()
 
     async def update(self, client_id: str, message: p.UpdateSettings) -> None:
         before = self.store.current
+        changes = dict(message.settings)
+        if changes.get("api_key") == "********":  # the masked key sent back unchanged
+            del changes["api_key"]
         try:
-            after = await asyncio.to_thread(self.store.update, message.settings)
+            after = await asyncio.to_thread(self.store.update, changes)
         except SettingsError as exc:
             self._send(client_id, p.error_message(f"invalid settings: {exc}", message.ref))
             return
         if after.model != before.model:
             self._on_model_change()
-        if after.enabled:
-            self.registry.start(after.model)
+        self.registry.configure_remote(after.api_key, after.remote_fim)
+        if after.enabled:  # choosing a model that failed (a download) once more tries again
+            self.registry.start(after.model, force="model" in changes)
         self._send(client_id, self.settings_message(message.ref))
         if after.enabled != before.enabled:
             self._broadcast(p.event("model_status", model=self.model_status().to_json()))

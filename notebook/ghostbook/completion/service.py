@@ -29,6 +29,7 @@ from ghostbook.completion.settings import CompletionSettings, SettingsStore, sha
 from ghostbook.completion.stats import CompletionStats
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_registry
+from ghostbook.models.remote import RemoteBackend, TextRequest
 from ghostbook.models.templates import TemplateError
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,10 @@ class CompletionService:
                 self._send_stats(client_id)
             case p.UpdateSettings():
                 await self.controls.update(client_id, message)
+            case p.GetCatalogue():
+                self._send(client_id, await self.controls.catalogue_message(message.ref))
+            case p.CancelDownload():
+                self.controls.cancel_download()
 
     def suggest(self, client_id: str, message: p.Suggest) -> asyncio.Task[None]:
         """Start answering `message` (cancelling this client's previous request); returns the task."""
@@ -152,16 +157,21 @@ class CompletionService:
                         backend: Backend, ctx: Context, max_new: int, beam: int = 1,
                         read_check: bool = True) -> str | None:
         """Stream the model's middle through the filters; the final text, or None if cancelled."""
-        try:
-            prompt = make_prompt(backend, ctx, max_new, beam, read_check)
-        except TemplateError as exc:
-            self._emit_error(client_id, inflight, str(exc))
-            return None
-        removed = prompt.plan.heal
+        if isinstance(backend, RemoteBackend):  # a server takes the whole prompt's text (DESIGN §3)
+            removed = b""
+            stream = backend.stream_text(TextRequest(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix,
+                                                     max_new), inflight.cancel)
+        else:
+            try:
+                prompt = make_prompt(backend, ctx, max_new, beam, read_check)
+            except TemplateError as exc:
+                self._emit_error(client_id, inflight, str(exc))
+                return None
+            removed = prompt.plan.heal
+            stream = backend.stream(prompt.ids, prompt.plan, inflight.cancel)
         fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
         raw, shown, stopped = b"", "", False
         self.stats.model_calls += 1
-        stream = backend.stream(prompt.ids, prompt.plan, inflight.cancel)
         async with contextlib.aclosing(stream):
             async for token in stream:
                 if stopped:

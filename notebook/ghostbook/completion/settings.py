@@ -10,6 +10,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ghostbook.models import specs
+from ghostbook.models.templates import TEMPLATES
+
 log = logging.getLogger(__name__)
 
 DebounceMode = Literal["fixed", "adaptive"]
@@ -17,14 +20,15 @@ DebounceMode = Literal["fixed", "adaptive"]
 
 @dataclass(frozen=True)
 class CompletionSettings:
-    """What the settings panel edits. `model` is "default" or a local .gguf path."""
+    """What the settings panel edits. `model` is a spec (`models.specs`): "default", a local .gguf file
+    or transformers folder, hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO, openai:URL or llamacpp:URL."""
 
     enabled: bool = True
     debounce_ms: int = 500
     debounce_mode: DebounceMode = "fixed"
     max_new_tokens: int = 64
     context_tokens: int = 1024
-    model: str = "default"  # or a .gguf file, or a transformers model folder
+    model: str = "default"
     # Beam width for a suggestion's first line (1: greedy). In-process models only (llama.cpp,
     # transformers); a small model's greedy line often runs on where a likelier short one exists, and
     # with the read check a wider beam offers it better lines (shipped model, line start: beam 4 11.9%,
@@ -33,6 +37,11 @@ class CompletionSettings:
     # With a beam: rank its best first lines once more by reading them, and the next lines, as plain code
     # (decoding.reading; ~1.6x the time of a beam alone, better lines).
     read_check: bool = True
+    # openai:/llamacpp: servers. The key (GHOSTBOOK_API_KEY wins) lives in this user's settings file,
+    # never in a notebook, and is not sent to the browser. `remote_fim`: how an openai: server gets the
+    # middle: "suffix" (the API's suffix field) or a FIM family whose template is written into the prompt.
+    api_key: str = ""
+    remote_fim: str = "suffix"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,8 +74,19 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
                 raise SettingsError("debounce_mode must be 'fixed' or 'adaptive'")
         elif key == "model":
             if not isinstance(value, str) or not value.strip() or len(value) > 4096:
-                raise SettingsError("model must be 'default', a .gguf file or a transformers model folder")
+                raise SettingsError(f"model must be one of: {specs.FORMS}")
             value = value.strip()
+            try:
+                specs.parse(value)
+            except specs.SpecError as exc:
+                raise SettingsError(str(exc)) from None
+        elif key == "api_key":
+            if not isinstance(value, str) or len(value) > 4096 or any(c in value for c in "\r\n"):
+                raise SettingsError("api_key must be a single-line string")
+            value = value.strip()
+        elif key == "remote_fim":
+            if value != "suffix" and value not in TEMPLATES:
+                raise SettingsError(f"remote_fim must be 'suffix' or one of {', '.join(sorted(TEMPLATES))}")
         clean[key] = value
     return replace(current, **clean)
 

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-State = Literal["off", "loading", "ready", "error"]
+State = Literal["off", "downloading", "loading", "ready", "error"]
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,14 @@ class ModelStatus:
     state: State
     name: str = ""
     path: str | None = None
-    progress: float | None = None
+    progress: float | None = None  # 0..1 while downloading or loading
     message: str | None = None
+    bytes_done: int | None = None  # while downloading
+    bytes_total: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "path": self.path, "progress": self.progress,
-                "message": self.message}
+                "message": self.message, "bytes_done": self.bytes_done, "bytes_total": self.bytes_total}
 
 
 @dataclass(frozen=True)

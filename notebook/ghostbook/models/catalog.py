@@ -106,8 +106,9 @@ def resolve(setting: str) -> tuple[CatalogEntry | None, Path]:
 
 
 # vocabulary markers -> family; the first match wins (qwen before starcoder: both have fim_prefix-ish names)
-_MARKERS = (("<|fim_prefix|>", "qwen2.5-coder"), ("<｜fim▁begin｜>", "deepseek-coder"), ("<fim-prefix>", "santacoder"),
-            ("<fim_prefix>", "starcoder"), ("<PRE>", "codellama"), ("<mask_1>", "codegen2"))
+_MARKERS = (("<|file_separator|>", "codegemma"), ("<|fim_prefix|>", "qwen2.5-coder"),
+            ("<｜fim▁begin｜>", "deepseek-coder"), ("<fim-prefix>", "santacoder"), ("<fim_prefix>", "starcoder"),
+            ("<PRE>", "codellama"), ("<mask_1>", "codegen2"))
 
 
 def detect_family(lookup: Callable[[str], int | None], name: str = "") -> str | None:

@@ -10,11 +10,12 @@ between model calls.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,40 @@ def check_gguf(path: Path) -> None:
         raise ModelLoadError(f"not a GGUF model file (bad header): {path}")
 
 
+@contextlib.contextmanager
+def load_progress(report: Callable[[float], None] | None) -> Iterator[None]:
+    """While a `Llama` loads, llama.cpp's own progress callback (`llama_model_params.progress_callback`,
+    the low-level API) reports 0..1 to `report`. `Llama` builds its params from
+    `llama_model_default_params()`, so that function hands out params with the callback meanwhile."""
+    if report is None:
+        yield
+        return
+    import llama_cpp.llama_cpp as lib
+
+    def on_progress(progress: float, _data: object) -> bool:
+        try:
+            report(float(progress))
+        except Exception:  # a listener's bug must not abort the load
+            log.exception("load progress listener failed")
+        return True  # go on loading
+
+    callback = lib.llama_progress_callback(on_progress)  # kept alive until the load is done
+    original = lib.llama_model_default_params
+
+    def params() -> Any:
+        made = original()
+        made.progress_callback = callback
+        return made
+
+    with _PROGRESS_LOCK:
+        lib.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            lib.llama_model_default_params = original
+
+
+_PROGRESS_LOCK = threading.Lock()
 READER_CTX = 1024  # the read check's context: READ_CONTEXT tokens above, a line and the next lines
 
 
@@ -163,6 +198,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self._lock = threading.Lock()  # one generation at a time on the one context
         self._reader: LlamaReader | None = None  # made at the first read check
         self._no_reader = False  # it could not be made
+        self.on_progress: Callable[[float], None] | None = None  # load progress 0..1 (the loader's status)
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -173,9 +209,10 @@ class LlamaCppBackend(ThreadedGeneration):
         except ImportError as exc:
             raise ModelLoadError(f"llama-cpp-python is not installed: {exc}") from None
         try:
-            llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=self._n_ctx, n_batch=512,
-                                  n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
-                                  verbose=False)
+            with load_progress(self.on_progress):
+                llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=self._n_ctx, n_batch=512,
+                                      n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
+                                      verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelLoadError(f"cannot load {self.path}: the file is corrupt or not a supported model "
                                  f"({exc})") from None

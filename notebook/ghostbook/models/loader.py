@@ -10,11 +10,17 @@ import asyncio
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ghostbook.models import specs
 from ghostbook.models.backend import Backend, ModelLoadError, ModelStatus
-from ghostbook.models.catalog import ModelNotFound, resolve
+from ghostbook.models.catalog import CatalogEntry, ModelNotFound, resolve
+from ghostbook.models.catalogue import check_ram, hub_offer, ram_needed_mb
+from ghostbook.models.download import DownloadError, cached_file, download
+from ghostbook.models.remote import remote_backend
+from ghostbook.models.templates import TemplateError
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +66,10 @@ class ModelRegistry:
         self._listeners: list[Listener] = []
         self._task: asyncio.Task[None] | None = None
         self.prewarms: set[threading.Event] = set()  # cancel flags of speculative runs: any request stops them
+        self.remote_options: tuple[str, str] = ("", "")  # (API key, FIM form) for openai:/llamacpp: servers
+        self._download_cancel: threading.Event | None = None
+        self.progress_every_s = 0.1  # load progress is broadcast at most this often
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def cancel_prewarms(self) -> None:
         """A real request is coming: speculative prompt evaluations (of any session) make way."""
@@ -85,26 +95,79 @@ class ModelRegistry:
             await asyncio.shield(self._task)
         return self.backend if self.setting == setting and self.status.state == "ready" else None
 
-    def start(self, setting: str) -> None:
-        """Begin loading in the background (e.g. when a session opens) without waiting."""
-        if setting != self.setting:
+    def start(self, setting: str, force: bool = False) -> None:
+        """Begin loading in the background (e.g. when a session opens) without waiting; `force`: again,
+        after an error (a failed download chosen once more)."""
+        if setting != self.setting or (force and self.status.state == "error"):
             self.setting = setting
+            self.cancel_download()
             self._set(ModelStatus("loading", setting, None, 0.0, None))
             self._task = asyncio.get_running_loop().create_task(self._load(setting))
 
+    def configure_remote(self, key: str, family: str) -> None:
+        """The API key and FIM form for remote servers; a change reconnects the current remote model."""
+        if (key, family) != self.remote_options:
+            self.remote_options = (key, family)
+            if self.setting is not None and self.setting.split(":", 1)[0] in ("openai", "llamacpp"):
+                self.setting = None  # the next start() connects again
+
+    def cancel_download(self) -> None:
+        """Stop the download in progress (the status becomes an error saying so)."""
+        if self._download_cancel is not None:
+            self._download_cancel.set()
+
+    def _set_soon(self, status: ModelStatus) -> None:
+        """`_set` from a worker thread: on the event loop, and only while the same setting is current."""
+        setting = self.setting
+
+        def apply() -> None:
+            if self.setting == setting and self.status.state in ("downloading", "loading"):
+                self._set(status)
+
+        if self._loop is None:
+            return
+        try:
+            self._loop.call_soon_threadsafe(apply)
+        except RuntimeError:  # the loop is closed
+            pass
+
     async def _load(self, setting: str) -> None:
+        self._loop = asyncio.get_running_loop()
         old, self.backend = self.backend, None
         if old is not None:
             await asyncio.to_thread(old.unload)
         try:
-            entry, path = resolve(setting)
-        except ModelNotFound as exc:
+            spec = specs.parse(setting)
+        except specs.SpecError as exc:
             self._set(ModelStatus("error", setting, None, None, str(exc)))
             return
-        name = entry.name if entry else path.name
+        if spec.remote:
+            await self._connect(setting, spec)
+            return
+        entry: CatalogEntry | None = None
+        family: str | None = None
+        if spec.kind in ("hf_file", "hf_repo"):
+            downloaded = await self._download(setting, spec)
+            if downloaded is None:
+                return
+            path, name = downloaded, spec.label
+            offer = hub_offer(spec.repo, spec.filename)
+            family = offer.family if offer is not None else None
+        else:
+            try:
+                entry, path = resolve(setting)
+            except ModelNotFound as exc:
+                self._set(ModelStatus("error", setting, None, None, str(exc)))
+                return
+            name = entry.name if entry else path.name
+            family = entry.family if entry else None
         self._set(ModelStatus("loading", name, str(path), 0.0, None))  # now with the resolved path
-        backend = self._factory(path, entry.family if entry else None, name)
+        backend = self._factory(path, family, name)
+        if hasattr(backend, "on_progress"):
+            backend.on_progress = self._throttled(lambda x: ModelStatus("loading", name, str(path), x, None))
         try:
+            needed = entry.ram_mb if entry is not None and entry.ram_mb else ram_needed_mb(path)
+            check_ram(name, needed or 0)
             await asyncio.to_thread(backend.load)
         except ModelLoadError as exc:
             if self.setting == setting:
@@ -125,6 +188,63 @@ class ModelRegistry:
             backend.info = dataclasses.replace(backend.info, extra=extra)
         self.backend = backend
         self._set(ModelStatus("ready", name, str(path), 1.0, None))
+
+    def _throttled(self, make: Callable[[float], ModelStatus]) -> Callable[[float], None]:
+        last = [0.0]
+
+        def report(progress: float) -> None:
+            now = time.monotonic()
+            if now - last[0] >= self.progress_every_s or progress >= 1.0:
+                last[0] = now
+                self._set_soon(make(progress))
+
+        return report
+
+    async def _download(self, setting: str, spec: specs.Spec) -> Path | None:
+        """The hub file or repo in the HF cache (downloaded with progress if missing); None after an error."""
+        name = spec.label
+        cancel = self._download_cancel = threading.Event()
+
+        def report(done: int, total: int | None) -> None:
+            self._set_soon(ModelStatus("downloading", name, None, done / total if total else None, None, done, total))
+
+        if not spec.filename or await asyncio.to_thread(cached_file, spec.repo, spec.filename) is None:
+            self._set(ModelStatus("downloading", name, None, None, "connecting to the hub…"))
+        try:
+            path = await asyncio.to_thread(download, spec.repo, spec.filename or None, report, cancel)
+        except DownloadError as exc:
+            if self.setting == setting:
+                self._set(ModelStatus("error", name, None, None, str(exc)))
+            return None
+        finally:
+            if self._download_cancel is cancel:
+                self._download_cancel = None
+        if self.setting != setting:
+            return None
+        if path.is_file():
+            from ghostbook.models.llamacpp_backend import check_gguf
+
+            try:
+                check_gguf(path)
+            except ModelLoadError:
+                self._set(ModelStatus("error", name, str(path), None, f"the downloaded file is corrupt (not a GGUF "
+                                      f"file): delete {path} (or `hf cache delete`) and choose the model again"))
+                return None
+        return path
+
+    async def _connect(self, setting: str, spec: specs.Spec) -> None:
+        key, family = self.remote_options
+        self._set(ModelStatus("loading", spec.text, spec.url, None, None))
+        try:
+            backend = remote_backend(spec.kind, spec.url, key, family)
+            await asyncio.to_thread(backend.load)
+        except (ModelLoadError, TemplateError) as exc:
+            if self.setting == setting:
+                self._set(ModelStatus("error", spec.text, spec.url, None, str(exc)))
+            return
+        if self.setting == setting:
+            self.backend = backend  # type: ignore[assignment]
+            self._set(ModelStatus("ready", spec.text, spec.url, 1.0, None))
 
     async def close(self) -> None:
         if self._task is not None:

@@ -89,6 +89,8 @@ TEMPLATES: dict[str, FimTemplate] = {
     "qwen2.5-coder": _std("qwen2.5-coder", "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>",
                           ("<|endoftext|>", "<|fim_pad|>", "<|file_sep|>", "<|repo_name|>", "<|im_end|>"),
                           spm=False),
+    "codegemma": _std("codegemma", "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>",
+                      ("<|file_separator|>", "<eos>", "<|fim_prefix|>"), spm=False, bos="<bos>"),
     "deepseek-coder": _std("deepseek-coder", "<｜fim▁begin｜>", "<｜fim▁hole｜>", "<｜fim▁end｜>",
                            ("<｜end▁of▁sentence｜>", "<|EOT|>"), spm=False, bos="<｜begin▁of▁sentence｜>"),
     "codellama": FimTemplate("codellama", ("<PRE>", PREFIX, "<SUF>", SUFFIX, "<MID>"),

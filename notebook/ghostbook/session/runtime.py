@@ -121,7 +121,8 @@ class NotebookSession:
                                                         message.ref))
             case p.Complete() | p.Inspect():
                 await self._intellisense(client, message)
-            case p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings():
+            case (p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings()
+                  | p.GetCatalogue() | p.CancelDownload()):
                 await self.completion.handle(client.id, message)
             case _:
                 try:
