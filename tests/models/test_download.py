@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.download import DownloadCancelled, DownloadError, download
 

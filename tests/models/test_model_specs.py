@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from ghostbook.completion.settings import CompletionSettings, SettingsError, validate
 from ghostbook.models import catalogue, specs
 from ghostbook.models.backend import ModelLoadError, ModelStatus
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.loader import ModelRegistry
+from ghostbook.models.templates import TEMPLATES
 
 from .hub_standin import HubStandIn
 
@@ -68,7 +68,7 @@ def test_catalogue_lists_hub_models_builtin_and_local(tmp_path: Path, monkeypatc
         assert wanted in names
     assert offers[str(tmp_path / "my-finetune.gguf")].source == "local"
     for offer in offers.values():  # every family has its FIM template
-        assert offer.family == "auto" or offer.family in __import__("ghostbook.models.templates").models.templates.TEMPLATES
+        assert offer.family == "auto" or offer.family in TEMPLATES
 
 
 def test_ram_check_refuses_with_a_clear_error() -> None:
@@ -121,8 +121,9 @@ async def test_corrupt_download_and_cancel_are_clear_errors(hub: HubStandIn) -> 
     assert registry.status.state == "error" and "the downloaded file is corrupt" in (registry.status.message or "")
     hub.bytes_per_s = 1e6
     registry.start(f"hf:{REPO}/{FILE}")
-    while registry.status.state != "downloading":
-        await asyncio.sleep(0.05)
+    downloading = asyncio.Event()
+    registry.subscribe(lambda status: downloading.set() if status.bytes_done else None)
+    await asyncio.wait_for(downloading.wait(), 10)
     registry.cancel_download()
     assert await registry.ensure(f"hf:{REPO}/{FILE}") is None
     assert registry.status.state == "error" and "download cancelled" in (registry.status.message or "")

@@ -1,5 +1,6 @@
-"""Hub downloads through huggingface_hub: the standard HF cache, HF_TOKEN for gated repos, HF_ENDPOINT / HF_HUB_OFFLINE / HF_HUB_CACHE / HF_HOME honoured (read at each call,
-so a server started with them, or a test that sets them, gets them). Progress comes as (done, total)
+"""Hub downloads through huggingface_hub: the standard HF cache, HF_TOKEN for gated repos, HF_ENDPOINT /
+HF_HUB_OFFLINE / HF_HUB_CACHE / HF_HOME honoured (read at each call, so a server started with them, or
+a test that sets them, gets them). Progress comes as (done, total)
 bytes at most every `every_s` and at least every HEARTBEAT_S; setting `cancel` stops the download at
 its next chunk. A dropped connection is resumed where it broke (huggingface_hub retries with a Range
 request); huggingface_hub 2.x keeps no partial file across calls (each download writes a file of its
