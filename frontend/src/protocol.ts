@@ -110,6 +110,14 @@ export interface UpdateSettings extends Base {
   type: "update_settings";
   settings: Partial<CompletionSettings>;
 }
+/** The model catalogue: curated hub models, the built-in default, local models; what is downloaded. */
+export interface GetCatalogue extends Base {
+  type: "get_catalogue";
+}
+/** Stop the model download in progress. */
+export interface CancelDownload extends Base {
+  type: "cancel_download";
+}
 export interface Ping extends Base {
   type: "ping";
 }
@@ -136,6 +144,8 @@ export type ClientMessage =
   | SuggestFeedback
   | GetSettings
   | UpdateSettings
+  | GetCatalogue
+  | CancelDownload
   | Ping;
 
 // ---- server -> client ----------------------------------------------------------------------
@@ -300,13 +310,42 @@ export interface CompletionSettings {
   model: string;
   beam_width: number;
   read_check: boolean;
+  /** Masked ("********") when set: the key stays on the server. */
+  api_key: string;
+  /** openai: servers: "suffix" (the API's suffix field) or a FIM family written into the prompt. */
+  remote_fim: string;
 }
 export interface ModelStatus {
-  state: "off" | "loading" | "ready" | "error";
+  state: "off" | "downloading" | "loading" | "ready" | "error";
   name: string;
-  path: string;
+  path: string | null;
+  /** 0..1 while downloading or loading; null when unknown. */
   progress: number | null;
   message: string | null;
+  bytes_done?: number | null;
+  bytes_total?: number | null;
+}
+/** One line of the model catalogue (server: models/catalogue.py Offer). */
+export interface CatalogueModel {
+  spec: string;
+  name: string;
+  family: string;
+  params: string;
+  size_mb: number;
+  ram_mb: number;
+  licence: string;
+  backends: string;
+  source: "builtin" | "hub" | "local";
+  downloaded: boolean;
+  gated: boolean;
+  speed: string;
+}
+export interface CatalogueMessage {
+  type: "catalogue";
+  ref: string | null;
+  models: CatalogueModel[];
+  free_ram_mb: number | null;
+  models_dir: string;
 }
 export interface SettingsMessage {
   type: "settings";
@@ -368,6 +407,7 @@ export type ServerMessage =
   | SuggestionError
   | SettingsMessage
   | ModelStatusEvent
+  | CatalogueMessage
   | CompletionStats
   | Pong
   | ErrorMessage

@@ -1,15 +1,21 @@
 // Completion settings panel (toolbar button `open-settings`): on/off, debounce and its mode, max new
-// tokens, context budget, beam width and its read check, model ("default" or a local .gguf path), the model's status and the live
-// stats. Settings persist on the server per user (`get_settings` / `update_settings`).
+// tokens, context budget, beam width and its read check, model (a spec: "default", a local .gguf path,
+// hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO, openai:URL, llamacpp:URL) with the remote servers' API key and
+// FIM form, the model catalogue (`get_catalogue`; "Use" writes its spec), the model's status with a
+// progress bar and a cancel button while it downloads, and the live stats. Settings persist on the
+// server per user (`get_settings` / `update_settings`).
 
 import "./ghost-text/ghost-text.css";
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
-import { modelStatusText, statsText } from "./ghost-text/labels";
+import { bytesText, modelStatusText, statsText } from "./ghost-text/labels";
 import { type CompletionStore, storeFor } from "./ghost-text/store";
 import { icon } from "./icons";
 import { registerToolbarItem } from "./kernel-bar";
-import type { CompletionSettings } from "./protocol";
+import type { CatalogueMessage, CatalogueModel, CompletionSettings } from "./protocol";
+
+const REMOTE_FIM = ["suffix", "ghostbook", "starcoder", "santacoder", "qwen2.5-coder", "codegemma", "deepseek-coder",
+  "codellama", "codegen2"];
 
 function numberInput(testid: string, min: number, max: number, step = 1): HTMLInputElement {
   return el("input", { type: "number", testid, min: String(min), max: String(max), step: String(step) });
@@ -42,9 +48,26 @@ class SettingsPanel {
   private readonly model = el("input", {
     type: "text",
     testid: "setting-model",
-    placeholder: "default, or /path/to/model.gguf",
+    placeholder: "default, /path/model.gguf, hf:OWNER/REPO/FILE.gguf, openai:URL…",
     spellcheck: "false",
   });
+  private readonly apiKey = el("input", {
+    type: "password",
+    testid: "setting-api-key",
+    placeholder: "or GHOSTBOOK_API_KEY",
+    autocomplete: "off",
+  });
+  private readonly remoteFim = el(
+    "select",
+    { testid: "setting-remote-fim" },
+    ...REMOTE_FIM.map((name) => el("option", { value: name }, name === "suffix" ? "the API's suffix field" : name)),
+  );
+  private readonly progress = el("progress", { class: "model-progress", testid: "model-progress", max: "1" });
+  private readonly cancel = button("Cancel download", "cancel-download", "Stop the download", () =>
+    this.store.connection.send({ type: "cancel_download" }),
+  );
+  private readonly catalogue = el("div", { class: "model-catalogue", testid: "model-catalogue" });
+  private catalogueRef = "";
   private readonly error = el("div", { class: "settings-error", testid: "settings-error", role: "alert" });
   private readonly modelStatus = el("div", { class: "model-status", testid: "model-status", role: "status" });
   private readonly stats = el("div", { class: "completion-stats", testid: "completion-stats" });
@@ -61,7 +84,9 @@ class SettingsPanel {
       field("Context budget (tokens)", this.contextTokens),
       field("Beam width", this.beamWidth, "first line: the likeliest of this many candidates (1: greedy, fastest)"),
       field("Read check", this.readCheck, "rank the beam's lines by reading them with the lines below (slower, better)"),
-      field("Model", this.model, "“default” (built in) or a local .gguf file"),
+      field("Model", this.model, "built in, a local file, a hub model (hf:) or a server (openai:, llamacpp:)"),
+      field("Server API key", this.apiKey, "openai:/llamacpp: servers; kept on the server, never in a notebook"),
+      field("Server FIM form", this.remoteFim, "openai: servers: how the prompt carries the code after the cursor"),
       el(
         "div",
         { class: "settings-actions" },
@@ -86,6 +111,9 @@ class SettingsPanel {
       form,
       el("h3", {}, "Model"),
       this.modelStatus,
+      el("div", { class: "model-progress-row" }, this.progress, this.cancel),
+      el("h3", {}, "Catalogue"),
+      this.catalogue,
       el("h3", {}, "Live stats"),
       this.stats,
     );
@@ -98,6 +126,14 @@ class SettingsPanel {
     this.panel.hidden = true;
     this.error.hidden = true;
     document.body.appendChild(this.panel);
+    let lastState = "";
+    store.connection.addListener((message) => {
+      if (message.type === "catalogue" && message.ref === this.catalogueRef) this.renderCatalogue(message);
+      if (message.type === "model_status" && message.model.state !== lastState) {
+        lastState = message.model.state;
+        if (lastState === "ready" && !this.panel.hidden) this.askCatalogue(); // now downloaded
+      }
+    });
     store.subscribe(() => this.render());
     this.render();
   }
@@ -112,6 +148,59 @@ class SettingsPanel {
     this.fill(this.store.settings);
     this.panel.hidden = false;
     this.store.refresh();
+    this.askCatalogue();
+  }
+
+  private askCatalogue(): void {
+    this.catalogueRef = `cat-${Date.now()}`;
+    this.store.connection.send({ type: "get_catalogue", ref: this.catalogueRef });
+  }
+
+  private renderCatalogue(message: CatalogueMessage): void {
+    const free = message.free_ram_mb;
+    const current = this.store.settings.model;
+    const row = (model: CatalogueModel): HTMLElement => {
+      const tooBig = free !== null && model.ram_mb > free;
+      const facts = [
+        model.family === "auto" ? "family from its vocabulary" : model.family,
+        `${model.params} parameters`,
+        `${model.source === "hub" ? "≈" : ""}${bytesText(model.size_mb * 1e6)} file`,
+        `${bytesText(model.ram_mb * 1e6)} RAM`,
+        model.licence,
+        model.backends,
+        model.speed,
+      ];
+      const badge = model.downloaded
+        ? el("span", { class: "catalogue-badge downloaded", testid: "catalogue-downloaded" }, "downloaded")
+        : el("span", { class: "catalogue-badge" }, "download");
+      const use = button("Use", "catalogue-use", `Use ${model.name}`, () => {
+        this.model.value = model.spec;
+        this.save();
+      });
+      return el(
+        "div",
+        {
+          class: `catalogue-row${model.spec === current ? " current" : ""}`,
+          testid: "catalogue-row",
+          "data-spec": model.spec,
+          title: model.spec,
+        },
+        el("div", { class: "catalogue-name" }, model.name, badge, ...(model.gated ? [el("span", { class: "catalogue-badge" }, "HF_TOKEN")] : [])),
+        use,
+        el("div", { class: "catalogue-facts" }, facts.join(" · ")),
+        ...(tooBig
+          ? [el("div", { class: "catalogue-warning" }, `needs more RAM than the ${bytesText(free * 1e6)} free`)]
+          : []),
+      );
+    };
+    this.catalogue.replaceChildren(
+      ...message.models.map(row),
+      el(
+        "div",
+        { class: "settings-hint" },
+        `Hub models go to the Hugging Face cache; your own .gguf files or model folders in ${message.models_dir} appear here.`,
+      ),
+    );
   }
 
   hide(): void {
@@ -127,6 +216,8 @@ class SettingsPanel {
     this.beamWidth.value = String(settings.beam_width);
     this.readCheck.checked = settings.read_check;
     this.model.value = settings.model;
+    this.apiKey.value = settings.api_key ?? "";
+    this.remoteFim.value = settings.remote_fim ?? "suffix";
   }
 
   private save(): void {
@@ -141,6 +232,8 @@ class SettingsPanel {
       beam_width: int(this.beamWidth),
       read_check: this.readCheck.checked,
       model: this.model.value.trim() || "default",
+      api_key: this.apiKey.value,
+      remote_fim: this.remoteFim.value,
     });
   }
 
@@ -149,6 +242,11 @@ class SettingsPanel {
     const model = this.store.model;
     this.modelStatus.textContent = modelStatusText(model);
     this.modelStatus.dataset.state = model?.state ?? "unknown";
+    const busy = model?.state === "downloading" || model?.state === "loading";
+    this.progress.hidden = !busy || model?.progress === null;
+    if (model?.progress !== null && model?.progress !== undefined) this.progress.value = model.progress;
+    this.progress.dataset.state = model?.state ?? "unknown";
+    this.cancel.hidden = model?.state !== "downloading";
     this.error.textContent = this.store.settingsError ?? "";
     this.error.hidden = !this.store.settingsError;
     const stats = this.store.stats;

@@ -16,6 +16,8 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   model: "default",
   beam_width: 8,
   read_check: true,
+  api_key: "",
+  remote_fim: "suffix",
 };
 
 let refCounter = 0;

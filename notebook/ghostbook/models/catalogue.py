@@ -39,7 +39,8 @@ class Offer:
 
     @property
     def speed(self) -> str:
-        return f"≈{max(1, round(20_000 / max(self.size_mb, 1)))} tok/s (CPU)"
+        estimate = round(20_000 / max(self.size_mb, 1))
+        return f"≈{max(1, estimate)} tok/s (CPU)" if estimate <= 200 else ">200 tok/s (CPU)"
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "speed": self.speed}
@@ -103,7 +104,7 @@ def models_dir() -> Path:
 def _builtin() -> list[Offer]:
     path = default_model_path()
     size = path.stat().st_size / 1e6 if path else 11
-    return [Offer("default", "Ghostbook default (built in)", "ghostbook", "≈10M", round(size, 1), 64,
+    return [Offer("default", "Ghostbook default (built in)", "ghostbook", "3.4M", round(size, 1), 64,
                   "MIT", "llama.cpp", "builtin", downloaded=path is not None)]
 
 
