@@ -65,9 +65,12 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     await service.suggest("t1", suggest("r1", "b", 8))
     await service.suggest("t1", suggest("r2", "a", 20, "forced"))
     assert [(q.beam, q.blank_line) for q in backend.params] == [(8, False), (8, True)]  # the default, 8
-    assert backend.params[1].rules.avoid == {b"x = 1"}  # the line above, after the cursor's indentation
-    # where the line may be indented, read from the cell's own code (blocks 0 and 4, cursor at column 4)
-    assert backend.params[0].rules.indent is None
+    # the lines above (#15: within 3 lines, at any indentation), after the cursor's indentation
+    assert {b"x = 1", b"if x:", b"    if x:"} <= backend.params[1].rules.avoid
+    assert not {a.strip() for a in backend.params[1].rules.avoid} - {b"x = 1", b"if x:"}
+    # where the line may start: mid-line right at the cursor (#15: no extra space, no new line after `= `);
+    # in the indentation, read from the cell's own code (blocks 0 and 4, cursor at column 4)
+    assert backend.params[0].rules.indent == IndentRule(8, None, frozenset({8}), newline=False, mid_line=True)
     assert backend.params[1].rules.indent == IndentRule(4, None, frozenset({0, 4}))
     # the first line should fit the cursor's cell (not the cells around it)
     fit = backend.params[1].rules.syntax

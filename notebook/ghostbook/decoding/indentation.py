@@ -29,13 +29,16 @@ class IndentRule:
     deeper_than: int | None
     levels: frozenset[int]
     newline: bool = True  # whether the text may start with a newline (an empty first line)
+    mid_line: bool = False  # the cursor is after code on its line
 
     def allows(self, text: bytes) -> bool | None:
         """Whether a line whose text after the cursor starts with `text` is indented where Python
-        accepts it; None while `text` is only spaces (not decided yet). Comments too sit where code may."""
+        accepts it; None while `text` is only spaces not yet past every allowed level (not decided yet).
+        Comments too sit where code may."""
         body = text.lstrip(b" ")
-        if not body:
-            return None
+        if not body:  # undecided, unless already deeper than any level allowed
+            past = self.deeper_than is None and self.levels and self.column + len(text) > max(self.levels)
+            return False if past else None
         if body[:1] in (b"\n", b"\r"):
             return self.newline
         if body[:1] == b"\t":
@@ -87,7 +90,7 @@ def start_rule(prefix: str) -> IndentRule | None:
     levels = {column} if head[-1].isspace() else {column, column + 1}
     code = head.rstrip()
     newline = code.endswith(GOES_ON) or _complete(prefix)
-    return IndentRule(column, None, frozenset(levels), newline)
+    return IndentRule(column, None, frozenset(levels), newline, mid_line=True)
 
 
 def _complete(prefix: str) -> bool:

@@ -63,7 +63,11 @@ class DecodePlan:
         blank_line = not text.prefix.rsplit("\n", 1)[-1].strip()
         start = start_rule(text.cell_prefix)  # the cell is whole statements; the prefix may not be
         if choices.beam <= 1:
-            return cls(max_new, stop_ids, heal, 1, blank_line, LineRules(indent=start))
+            # greedy keeps the line-start rule in a line's indentation; mid-line, steering it off a
+            # leading space sends it elsewhere (notebook test split, beam 1: exact 1 -> 0 of 528), so the
+            # final filter (`LeadingSpace`) takes the extra space off instead
+            return cls(max_new, stop_ids, heal, 1, blank_line,
+                       LineRules(indent=None if start is None or start.mid_line else start))
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
         rules = LineRules(

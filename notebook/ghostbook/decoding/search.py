@@ -67,9 +67,14 @@ def greedy(run: Run, max_new: int, heal: bytes = b"", done: Sequence[int] = (),
             return
         scores = run.logits([done])[0]
         allowed = index.allowed(required) if required else []
-        ranked = _ranked(scores, allowed or None, START_CHOICES) if indent is not None else []
-        token = next((t for t in ranked if t in run.ends or indent is None
-                      or indent.allows(text + _after_heal(index, required, t)) is not False), None)
+        token = None
+        if indent is not None:  # the likeliest few first, then the whole vocabulary
+            for k in (START_CHOICES, len(scores)):
+                ranked = _ranked(scores, allowed or None, k)
+                token = next((t for t in ranked if t in run.ends
+                              or indent.allows(text + _after_heal(index, required, t)) is not False), None)
+                if token is not None or len(ranked) < k:
+                    break
         if token is None:
             token = allowed[int(np.argmax(scores[allowed]))] if allowed else int(np.argmax(scores))
         if indent is not None and token not in run.ends:

@@ -52,10 +52,13 @@ def score(task: NotebookTask, text: str, ms: float) -> NotebookResult:
     """Exact match and character similarity of the first line (whitespace around it ignored)."""
     first = text.split("\n", 1)[0].strip()
     want = task.expected.strip()
-    line_before = task.cells[task.index][: task.cursor].rsplit("\n", 1)[-1]
+    cell = task.cells[task.index]
+    line_before = cell[: task.cursor].rsplit("\n", 1)[-1]
+    garbage = garbage_reason(text, line_before, task.line_above, cell_before=cell[: task.cursor],
+                             cell_after=cell[task.cursor :])
     return NotebookResult(task.task_id, task.kind, want, first, first == want,
                           difflib.SequenceMatcher(None, first, want, autojunk=False).ratio(), not text.strip(),
-                          garbage_reason(text, line_before, task.line_above), ms)
+                          garbage, ms)
 
 
 def _ignore(message: dict[str, object]) -> None:
