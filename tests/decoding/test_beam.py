@@ -407,3 +407,23 @@ def test_an_open_further_line_goes_on_greedily(monkeypatch: pytest.MonkeyPatch) 
     # (a finished line that fits would win over an open one: no syntax check here); greedy takes the
     # open line on to the token limit
     assert decode_table(table, further_plan("", max_new=12, syntax=False)) == [1, 3] + [4] * 10
+
+
+def test_the_first_line_is_emitted_before_the_next_is_sought() -> None:
+    """README: the first line is shown the moment it is chosen, while the next are still sought."""
+    table = {(): {1: 0.9}, (1,): {3: 0.99}, (1, 3): {2: 0.9}, (1, 3, 2): {EOT: 0.99}}  # "a", "b", end
+    seek, _ = table_model(table)
+    events: list[str] = []
+
+    def logged(branch: Sequence[int]) -> np.ndarray:
+        events.append(f"ask {len(branch)}")
+        return seek(branch)
+
+    emitted: list[int] = []
+
+    def emit(token: TokenOut) -> None:
+        emitted.append(token.id)
+        events.append(f"emit {token.id}")
+
+    plan_decode(search.Run(TableModel(logged), TokenIndex(PIECES, {EOT}), {EOT}, lambda: False, emit), further_plan(""))
+    assert emitted[:1] == [1] and events.index("emit 1") < events.index("ask 3")  # "a" out before "b" is sought
