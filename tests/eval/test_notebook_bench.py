@@ -137,7 +137,8 @@ def test_garbage_rules() -> None:
     assert garbage_reason("x = 1") is None
     assert garbage_reason("a\nb\na\nc\na") == "repeated line"
     assert garbage_reason("\n".join(f"x{i} = {i}" for i in range(9))) == "too many lines"
-    assert garbage_reason("np.zeros(3)", "y = ", "y = np.zeros(3)") == "repeats the line above"
+    # #15: a copy of any line within 3 of the cursor
+    assert garbage_reason("np.zeros(3)", "y = ", "y = np.zeros(3)") == "copies a nearby line"
     assert garbage_reason("np.ones(3)", "y = ", "y = np.zeros(3)") is None
 
 

@@ -28,11 +28,11 @@ class CommentBlock:
     before: str  # the cursor's cell up to the cursor
 
     def writing_comments(self) -> bool:
+        if any(self.before.count(q) % 2 == 1 for q in QUOTES):  # inside a docstring
+            return True
         head = self.before.rsplit("\n", 1)[-1]
         if head.strip():
             return "#" in head  # a comment on the cursor's line (a `#` in a string counts too: rare)
-        if any(self.before.count(q) % 2 == 1 for q in QUOTES):  # inside a docstring
-            return True
         above = [ln for ln in self.before.split("\n")[:-1] if ln.strip()]
         return bool(above) and _comment(above[-1])
 

@@ -38,7 +38,7 @@ class SuggestionRules:
     def around(cls, before: str, after: str) -> SuggestionRules:
         return cls((
             ("starts with extra whitespace", LeadingSpace(before)),
-            ("repeats its own line", OwnLines(before)),
+            ("repeated line", OwnLines(before)),
             ("copies a nearby line", NearbyCopies(before, after)),
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),

@@ -1,0 +1,85 @@
+"""#15 "No garbage": each rule of `decoding.suggestion` on its own, the search's side of the same
+rules (lines to avoid, where a line may start), and the rules together (applied until none cuts)."""
+
+from __future__ import annotations
+
+from ghostbook.decoding.comments import CommentBlock
+from ghostbook.decoding.indentation import LeadingSpace
+from ghostbook.decoding.length import LineCount
+from ghostbook.decoding.lines import FurtherLines
+from ghostbook.decoding.plan import Around, Choices, DecodePlan
+from ghostbook.decoding.repetition import NearbyCopies, OwnLines, avoid_first, nearby_lines
+from ghostbook.decoding.suggestion import SuggestionRules
+from ghostbook.decoding.syntax_fit import SyntaxPrefix
+
+
+def test_own_lines_cut_before_the_first_repeat() -> None:
+    assert OwnLines("").cut("a = 1\nb = 2\n  a = 1\nc = 3") == "a = 1\nb = 2"
+    assert OwnLines("print(x)").cut("\nprint(x)") == ""  # the cursor's completed line counts
+    assert OwnLines("").cut("f(\n    1,\n)\ng(\n    2,\n)") == "f(\n    1,\n)\ng(\n    2,\n)"  # brackets may repeat
+
+
+def test_nearby_copies_reach_three_lines_each_way() -> None:
+    before, after = "a = 1\nb = 2\nc = 3\nd = 4\n", "\ne = 5\nf = 6\ng = 7\nh = 8"
+    assert nearby_lines(before, after) == ["b = 2", "c = 3", "d = 4", "e = 5", "f = 6", "g = 7"]
+    rule = NearbyCopies(before, after)
+    assert rule.cut("b = 2") == "" and rule.cut("g = 7") == "" and rule.cut("x = 0\n    d = 4") == "x = 0"
+    assert rule.cut("a = 1") == "a = 1" and rule.cut("h = 8") == "h = 8"  # 4 lines away
+    assert NearbyCopies("total = 0\nx = ", "").cut("0") == "0"  # `x = 0` is no copy of `total = 0`
+
+
+def test_line_count_six_or_a_block_just_opened_up_to_twelve() -> None:
+    lines = [f"x{i} = {i}" for i in range(14)]
+    assert LineCount("").cut("\n".join(lines)) == "\n".join(lines[:6])
+    body = [f"    {line}" for line in lines]
+    assert LineCount("def f():\n").cut("\n".join(body)) == "\n".join(body[:12])  # opened above
+    assert LineCount("").cut("\n".join(["for i in y:", *body[:9], "z = 1"])) == "\n".join(["for i in y:", *body[:9]])
+    assert LineCount("").limit("for i in y:\n    a\nb\nc\nd\ne\nf\ng") == 6  # the block ended early
+
+
+def test_leading_space_mid_line_and_in_the_indentation() -> None:
+    assert LeadingSpace("x = ").cut("  np.ones(3)") == "np.ones(3)"
+    assert LeadingSpace("x =").cut("  np.ones(3)") == " np.ones(3)"
+    assert LeadingSpace("y = x * ").cut("   \nz = 1") == ""  # the line cannot end there
+    assert LeadingSpace("f(").cut("\n    a,") == "\n    a,"
+    assert LeadingSpace("total = 0\n").cut("    total += 1") == ""  # indented where Python rejects it
+    assert LeadingSpace("if x:\n").cut("    y = 1") == "    y = 1"
+
+
+def test_syntax_prefix_keeps_the_longest_prefix_that_fits() -> None:
+    assert SyntaxPrefix("x = ", "").cut("f(1)\ny = )") == "f(1)"
+    assert SyntaxPrefix("x = np.", "").cut("rom pygorithm.geometry import (a, b)") == "rom"  # after a token
+    assert SyntaxPrefix("", "").cut("for i in range(3):") == "for i in range(3):"  # the start of more
+    assert SyntaxPrefix("x = (", "\ny = [").cut("1, 2)") == "1, 2)"  # broken elsewhere: nothing fits, kept
+    assert SyntaxPrefix("a = 1\n", "").cut("else:") == ""
+
+
+def test_comment_block_unless_the_user_writes_one() -> None:
+    assert CommentBlock("df = load()\n").cut("df.head()\n# a\n# b\nx = 1") == "df.head()"
+    assert CommentBlock("df = load()\n").cut("# plot it\ndf.plot()") == "# plot it\ndf.plot()"
+    assert CommentBlock("# Steps\n").cut("# a\n# b") == "# a\n# b"
+    assert CommentBlock("x = 1  # ").cut("the\n# b") == "the\n# b"
+    assert CommentBlock("def f(n):\n    ").cut('"""\n    Return it.') == ""  # a docstring's prose
+    assert CommentBlock('def f(n):\n    """').cut("Return it.\n    More.") == "Return it.\n    More."
+
+
+def test_rules_apply_until_none_cuts_and_name_the_first_broken() -> None:
+    rules = SuggestionRules.around("for i in range(10):\n    ", "")
+    text = "for i in range(10):\n        for i in range(10):\n            print(i)"
+    assert rules.violation(text) == "repeated line" and rules.enforce(text) == ""  # the loop line is its own too
+    rules = SuggestionRules.around("x = ", "")
+    assert rules.enforce("  1\ny = )") == "1" and rules.violation("1") is None
+    assert rules.violation("1\ny = 2\ny = 2") == "repeated line"
+
+
+def test_the_search_keeps_the_same_rules() -> None:
+    """The beam avoids what the filter would cut: a first line copying a nearby line, a further line
+    repeating the suggestion's own (at any indentation); it starts lines where `LeadingSpace` allows."""
+    assert b"0" not in avoid_first("x = ", ["total = 0"]) and avoid_first("total = ", ["total = 0"]) == {b"0"}
+    assert {b"total = 0", b"    total = 0"} <= avoid_first("", ["total = 0"])
+    rules = FurtherLines("for x in y:\n", "", "for x in y:\n", "", read_check=False).after(b"    a = f(x)")
+    assert {b"    a = f(x)", b"        a = f(x)", b"a = f(x)", b"for x in y:"} <= rules.avoid
+    plan = DecodePlan.around(Around("x = ", "", "x = ", ""), b" ", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert plan.rules.indent is not None and plan.rules.indent.allows(b" np") is False
+    greedy = DecodePlan.around(Around("if x:\n", "", "if x:\n", ""), b"", 16, frozenset(), Choices(beam=1))
+    assert greedy.rules.indent is not None and greedy.rules.indent.allows(b"y") is False
