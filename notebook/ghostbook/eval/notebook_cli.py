@@ -44,14 +44,15 @@ def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str
     settings = dataclasses.replace(CompletionSettings(), beam_width=args.beam)
     rows: list[dict[str, object]] = []
     runs = []
-    for spec in args.models:
+    names = [Path(spec).name for spec in args.models]
+    for k, spec in enumerate(args.models):
         model = spec if spec == "default" else str(Path(spec).expanduser().resolve())
         results = bench.run(tasks, model, settings, progress=not args.quiet)
-        label = f"{Path(model).name if model != 'default' else 'default'} beam {args.beam}"
-        runs.append((label, results))
-        rows += bench.rows({"model": Path(spec).name, "beam": args.beam}, results)
+        name = names[k] if names.count(names[k]) == 1 else f"{k + 1}:{names[k]}"  # two files of one name
+        runs.append((f"{name} beam {args.beam}", results))
+        rows += bench.rows({"model": name, "beam": args.beam}, results)
         if args.json:
-            out = args.json.with_name(args.json.stem + f".notebook-{Path(spec).name}.json")
+            out = args.json.with_name(args.json.stem + f".notebook-{name.replace(':', '-')}.json")
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps({"argv": sys.argv, "split": str(path), "summary": rows,
                                        "results": bench.details(results)}, indent=1))
