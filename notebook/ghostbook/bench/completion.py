@@ -16,6 +16,7 @@ import functools
 import statistics
 import sysconfig
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,12 +157,17 @@ def row(name: str, values: list[float]) -> str:
 
 async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, cases: list, beam: int,
                              humaneval_stride: int) -> None:
-    """Default decoding (a beam of `beam` with its read check) against greedy, and the beam without the
-    read check, side by side: cold requests (empty KV cache) and warm ones (one more line typed, the KV
-    cache holds the rest), until the first text is sent (the first line, streamed the moment it is
-    chosen) and until the whole suggestion; with `humaneval_stride`, HumanEval exact match too."""
-    configs = {"greedy": {"beam_width": 1}, "beam": {"beam_width": beam, "read_check": False},
-               "default": {"beam_width": beam, "read_check": True}}
+    """The default decoding (the settings' defaults: a beam with its time budget) against greedy and
+    against the widest search the settings offer (a beam of `beam` with its read check, no time limit),
+    side by side: cold requests (empty KV cache) and warm ones (one more line typed, the KV cache holds
+    the rest), until the first text is sent (the first line, streamed the moment it is chosen) and
+    until the whole suggestion; then how soon a newer keystroke frees the model (cancel), and with
+    `humaneval_stride`, HumanEval exact match too."""
+    defaults = CompletionSettings()
+    configs = {"greedy": {"beam_width": 1, "read_check": False, "search_ms": 0},
+               "wide": {"beam_width": beam, "read_check": True, "search_ms": 0},
+               "default": {"beam_width": defaults.beam_width, "read_check": defaults.read_check,
+                           "search_ms": defaults.search_ms}}
     rows: dict[str, dict[str, list[float]]] = {}
     scores: dict[str, tuple[int, int]] = {}
     for label, settings in configs.items():
@@ -190,12 +196,15 @@ async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, case
                 cell.source = src
             await service.close()
         rows[label] = got
+        if label != "greedy":
+            got["cancel"] = await cancel_latency(registry, store, cases[:10])
         if humaneval_stride:
             total, exact, _ = await humaneval(registry, store, humaneval_stride)
             scores[label] = (exact, total)
-    print(f"\ndefault (beam {beam} + read check) vs greedy vs the beam alone, request ms (p50 / p95), "
-          f"{len(cases)} cases")
-    print(f"  {'':<22}{'greedy':>17}{'beam':>17}{'default':>17}{'default/greedy':>17}")
+    print(f"\ndefault (beam {defaults.beam_width}, read check {'on' if defaults.read_check else 'off'}, search "
+          f"{defaults.search_ms} ms) vs greedy vs wide (beam {beam} + read check, no time limit), "
+          f"request ms (p50 / p95), {len(cases)} cases")
+    print(f"  {'':<22}{'greedy':>17}{'wide':>17}{'default':>17}{'default/greedy':>17}")
     for name in ("cold first", "cold", "warm first", "warm"):
         if not all(rows[c][name] for c in configs):
             continue
@@ -208,10 +217,48 @@ async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, case
     for config in configs:
         cold, warm = statistics.median(rows[config]["cold"]), statistics.median(rows[config]["warm"])
         print(f"  {config:<8} warm / cold (whole, p50) {warm / max(1e-9, cold):.2f}")
+    for config in ("wide", "default"):
+        if rows[config].get("cancel"):
+            c50, c95 = _p50_p95(rows[config]["cancel"])
+            print(f"  {config:<8} cancel -> model free (ms) p50 {c50:.1f} / p95 {c95:.1f} / max "
+                  f"{max(rows[config]['cancel']):.1f} ({len(rows[config]['cancel'])} keystrokes mid-request)")
     if scores:
         (ge, gt), (be, bt), (re_, rt) = (scores[c] for c in configs)
-        print(f"  HumanEval exact match      greedy {ge / max(1, gt):8.1%}   beam {be / max(1, bt):8.1%}   "
+        print(f"  HumanEval exact match      greedy {ge / max(1, gt):8.1%}   wide {be / max(1, bt):8.1%}   "
               f"default {re_ / max(1, rt):8.1%}   ({ge} -> {be} -> {re_} of {gt})")
+
+
+async def cancel_latency(registry: ModelRegistry, store: SettingsStore, cases: list,
+                         delays: tuple[float, ...] = (0.002, 0.01, 0.03, 0.06)) -> list[float]:
+    """How soon a newer keystroke frees the model: a request with the current settings runs in the
+    backend's worker; after each of `delays` (s) its cancel flag is set (what a newer request for the
+    same editor does), and the time until the worker returns is taken (ms). Cold and warm alike."""
+    from ghostbook.completion.context import CellText, ContextBuilder
+    from ghostbook.completion.prompt import make_prompt
+
+    backend = registry.backend
+    assert backend is not None
+    settings = store.current
+    builder = ContextBuilder(lambda text: len(backend.tokenize(text)))
+    took: list[float] = []
+    for k, (cells, index, cursor, _) in enumerate(cases):
+        ctx = builder.build([CellText(c.cell_type, c.source) for c in cells], index, cursor,
+                            min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
+        prompt = make_prompt(backend, ctx, settings.max_new_tokens, settings.beam_width, settings.read_check,
+                             search_ms=settings.search_ms)
+        for delay in delays:
+            if k % 2:
+                backend.forget()
+            flag = threading.Event()
+            worker = asyncio.get_running_loop().run_in_executor(
+                None, backend.generate, prompt.ids, prompt.plan, flag.is_set, lambda token: None)
+            await asyncio.sleep(delay)
+            start = time.perf_counter()
+            flag.set()
+            stats = await worker
+            if stats.cancelled:  # else it had finished before the keystroke
+                took.append((time.perf_counter() - start) * 1000)
+    return took
 
 
 def _p50_p95(values: list[float]) -> tuple[float, float]:
@@ -325,8 +372,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="cold runs per case (the fastest is kept)")
     parser.add_argument("--humaneval", type=int, default=0, metavar="STRIDE",
                         help="also score every STRIDE-th HumanEval single-line task through the service")
-    parser.add_argument("--beam", type=int, default=CompletionSettings().beam_width,
-                        help="beam width to compare with greedy (1: skip the comparison)")
+    parser.add_argument("--beam", type=int, default=8,
+                        help="the wide search's beam width, compared with greedy and the default (1: skip)")
     parser.add_argument("--decoding", action="store_true",
                         help="only the default-vs-greedy, cold-vs-warm table")
     args = parser.parse_args(argv)

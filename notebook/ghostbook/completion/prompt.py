@@ -33,10 +33,11 @@ def layout_for(backend: Backend) -> Layout:
 
 def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True, *,
                 layout: Layout | None = None, healing: bool = True, syntax: bool = True,
-                multi_line: bool | None = None) -> Prompt:
+                multi_line: bool | None = None, search_ms: float = 0) -> Prompt:
     """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens) and its
     decode plan: `beam` width for the first line (1: greedy), `read_check`/`syntax` rules for the beam's
-    lines (`decoding.reading`, `decoding.syntax_fit`). Eval sets the rest: the FIM `layout` (default:
+    lines (`decoding.reading`, `decoding.syntax_fit`), `search_ms` the time each line's beam may take
+    (0: no limit). Eval sets the rest: the FIM `layout` (default:
     the model's), `healing` off, `multi_line` (default: where the rest of the cursor's line allows it)."""
     template = get_template(backend.info.family)
     max_new = min(max_new, backend.info.n_ctx // 2)  # a small context keeps room for the prompt
@@ -55,5 +56,6 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
     plan = DecodePlan.around(Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix), removed, max_new,
-                             stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line))
+                             stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
+                                                                          search_ms))
     return Prompt(ids, plan)

@@ -37,6 +37,9 @@ class CompletionSettings:
     # With a beam: rank its best first lines once more by reading them, and the next lines, as plain code
     # (decoding.reading; ~1.6x the time of a beam alone, better lines).
     read_check: bool = True
+    # The time (ms) each line's beam may search after the prompt is read; then the best line so far
+    # wins (or greedy writes the rest of it). 0: no limit.
+    search_ms: int = 0
     # openai:/llamacpp: servers. The key (GHOSTBOOK_API_KEY wins) lives in this user's settings file,
     # never in a notebook, and is not sent to the browser. `remote_fim`: how an openai: server gets the
     # middle: "suffix" (the API's suffix field) or a FIM family whose template is written into the prompt.
@@ -52,7 +55,7 @@ class SettingsError(ValueError):
 
 
 _LIMITS = {"debounce_ms": (0, 10_000), "max_new_tokens": (1, 512), "context_tokens": (64, 32_768),
-           "beam_width": (1, 8)}
+           "beam_width": (1, 8), "search_ms": (0, 10_000)}
 
 
 def validate(current: CompletionSettings, changes: dict[str, Any]) -> CompletionSettings:

@@ -12,6 +12,7 @@ must respect comes as one object (`LineSearch`, with its `LineRules`), not a par
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +52,24 @@ def goes_on(line: Sequence[int], text: bytes, budget: int, max_new: int, single_
     return len(line) >= budget
 
 
+@dataclass
+class Clock:
+    """A search's time budget: `deadline` (`time.perf_counter()` seconds; None: no limit). A search that
+    runs out stops and returns the best it has; `cut` says it returned a line still open (the caller
+    goes on greedily from it)."""
+
+    deadline: float | None = None
+    cut: bool = False
+
+    @classmethod
+    def budget(cls, ms: float) -> Clock:
+        """A clock that runs out `ms` from now (0 or less: never)."""
+        return cls(time.perf_counter() + ms / 1000 if ms > 0 else None)
+
+    def over(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+
 Logits = Callable[[Sequence[Sequence[int]]], np.ndarray]  # branches -> one row of next-token logits each
 Rank = Callable[[Sequence[bytes]], Sequence[float]]
 
@@ -63,7 +82,8 @@ class LineSearch:
     says nothing). `stop`: ending before the line (an end token first, whatever `heal` asks, its
     log-probability less `END_COST`) is a candidate too, checked and ranked as an empty insertion; it
     wins as `[]` (a suggestion's further lines, whose `heal` is the newline that starts them).
-    `rules`: what the line must respect (`decoding.lines.LineRules`)."""
+    `rules`: what the line must respect (`decoding.lines.LineRules`). `clock`: the time the search may
+    take (it stops after the step that runs past it, and ranks nothing then)."""
 
     width: int = 3
     max_new: int = 48
@@ -71,6 +91,7 @@ class LineSearch:
     allow_empty: bool = True
     stop: bool = False
     rules: LineRules = field(default_factory=LineRules)
+    clock: Clock = field(default_factory=Clock)
 
 
 @dataclass(frozen=True)
@@ -107,7 +128,8 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
     the editor would insert it: healed bytes first, no newline; `decoding.reading`); the `RANK_LINES`
     likeliest distinct finished lines (those that fit, if any does) are ranked by their score plus
     `rank`'s, and the best wins (unless none fits and the budget cut a line likelier than all of them:
-    that line goes on, as without `rank`)."""
+    that line goes on, as without `rank`). Once `search.clock` runs out, the best so far wins the same
+    way, unranked (a line still open: `clock.cut`)."""
     width, heal, allow_empty, stop = search.width, search.heal, search.allow_empty, search.stop
     avoid, indent = search.rules.avoid, search.rules.indent
     fits = search.rules.syntax.fits if search.rules.syntax is not None else None
@@ -118,6 +140,8 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
     every: list[Hypothesis] = []  # all finished lines, for `rank`
     extra = 0  # steps searched for a line that fits after the likeliest line was found
     stopped: Hypothesis | None = None  # with `stop`: the end, before any line
+    clock, late = search.clock, False
+    clock.cut = False
     for _ in range(search.max_new):
         grown: list[Hypothesis] = []
         if cancelled():
@@ -174,18 +198,22 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
             if fits is None or extra == FIT_STEPS:
                 break
             extra += 1
+        if clock.over():
+            late = True
+            break
     if stopped is not None:
         every.append(stopped)
         best = _better(best, stopped)
         if fits is not None and (best_fit is None or stopped.score > best_fit.score) and fits(b""):
             best_fit = stopped
     cut_open = bool(live) and (best is None or live[0].score > best.score)  # the budget cut a likelier line
-    if rank is not None and every and (best_fit is not None or not cut_open):
+    if rank is not None and every and (best_fit is not None or not cut_open) and not late:
         ranked = _rank(every, heal, fits, rank, cancelled, stop)
         return None if ranked is None else list(ranked.tokens)
     if best_fit is not None:
         return list(best_fit.tokens)
     if cut_open:
+        clock.cut = late
         return list(live[0].tokens)  # the budget cut a line likelier than any finished one
     return list(best.tokens) if best is not None else []
 

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ghostbook.decoding.beam import LINE_BUDGET, LineSearch, beam_line, goes_on
+from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.indentation import start_rule
 from ghostbook.decoding.lines import FurtherLines, LineRules
 from ghostbook.decoding.reading import ReadCheck
@@ -32,12 +33,16 @@ class Around:
 class Choices:
     """What settings (and eval's flags) choose: `beam` width for the first line (1: greedy), the
     `read_check` and `syntax` rules, and whether the suggestion may go past the cursor's line
-    (`multi_line`: then its further lines are found line by line)."""
+    (`multi_line`: then its further lines are found line by line), and `search_ms`, the time the beam
+    may take (0: no limit; then the best line so far wins, or greedy writes the rest of it): the first
+    line's must be done this long after the plan was made (the prompt's evaluation included, so a
+    cold prompt leaves it little), each further line's within as long of its own."""
 
     beam: int = 1
     read_check: bool = True
     syntax: bool = True
     multi_line: bool = True
+    search_ms: float = 0
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ class DecodePlan:
     """`max_new_tokens`, the `stop_ids` that end the middle, `heal` (bytes the output must start with),
     `beam` > 1: the first line is the likeliest a beam that wide finds under `rules`, then, with `lines`,
     each further line too (else greedy goes on); `blank_line`: the cursor's line is still blank, so an
-    empty first line says nothing."""
+    empty first line says nothing. `search_ms`: the time the beam may take (`Choices`), counted from
+    `made` (`time.perf_counter()`) for the first line."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -54,6 +60,8 @@ class DecodePlan:
     blank_line: bool = False
     rules: LineRules = field(default_factory=LineRules)
     lines: FurtherLines | None = None
+    search_ms: float = 0
+    made: float = field(default_factory=time.perf_counter, compare=False)
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -77,7 +85,7 @@ class DecodePlan:
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
-        return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines)
+        return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -90,12 +98,21 @@ def decode(run: Run, plan: DecodePlan) -> None:
     if plan.beam <= 1:
         return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
     budget = min(plan.max_new_tokens, LINE_BUDGET)
-    search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules)
+    clock = Clock(plan.made + plan.search_ms / 1000 if plan.search_ms > 0 else None)
+    search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules,
+                        clock=clock)
     line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
     if line is None:
         return
+    if clock.cut:  # out of time with the line open: greedy writes the rest (the heal it has not spelled too)
+        run.send(line)
+        text = b"".join(run.index.pieces[t] for t in line)
+        if not run.cancelled() and len(line) < plan.max_new_tokens:
+            greedy(run, plan.max_new_tokens - len(line), plan.heal[len(text):], done=line,
+                   indent=None if text[len(plan.heal):] else plan.rules.indent)
+        return
     if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
-        done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget)
+        done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget, plan.search_ms)
     else:
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ghostbook.decoding.beam import LINE_BUDGET, LineSearch, Logits, Rank, _ranked, beam_line
+from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, Logits, Rank, _ranked, beam_line
 from ghostbook.decoding.indentation import IndentRule
 from ghostbook.decoding.lines import LEAD, FurtherLines
 from ghostbook.decoding.reading import ReadCheck
@@ -95,13 +95,14 @@ def _after_heal(index: TokenIndex, required: bytes, token: int) -> bytes:
 
 
 def beam_lines(run: Run, width: int, max_new: int, lines: FurtherLines, line: list[int],
-               budget: int) -> list[int] | None:
+               budget: int, search_ms: float = 0) -> list[int] | None:
     """Line-by-line decoding after the beam's first `line` (found within `budget` tokens): emit a whole
     line without its newline token, then let a beam of `width` find what follows it under `lines`' rules made
     there: the end (`LineSearch.stop`) or a line that starts with a newline, ranked alike; repeat. A line
     the model ended (end of text) goes on the same way: whether more follows is the next search's to
     decide, with the end's cost (`decoding.beam.END_COST`). Returns the tokens emitted where the beam's
-    budget left a line open (greedy goes on after them), else None; at most `max_new` tokens."""
+    budget (or its `search_ms` per line) left a line open (greedy goes on after them), else None; at
+    most `max_new` tokens."""
     done: list[int] = []  # tokens emitted
     while (head := whole_line(line, run.index, budget)) is not None:
         run.send(line[:head])
@@ -111,12 +112,15 @@ def beam_lines(run: Run, width: int, max_new: int, lines: FurtherLines, line: li
             return None
         rules = lines.after(b"".join(run.index.pieces[t] for t in done))
         budget = min(left, LINE_BUDGET)
-        search = LineSearch(width, budget, LEAD, allow_empty=False, stop=True, rules=rules)
+        clock = Clock.budget(search_ms)
+        search = LineSearch(width, budget, LEAD, allow_empty=False, stop=True, rules=rules, clock=clock)
         found = beam_line(run.after(tuple(done)), run.index, run.ends, search, run.ranker(rules.reading),
                           run.cancelled)
         if not found:  # cancelled, or the end won
             return None
         line = found
+        if clock.cut:  # out of time with the line still open
+            break
     # the budget cut the line open (greedy goes on), or its tokenizer glues text to the newline
     run.send(line)
     return [*done, *line]

@@ -1,0 +1,56 @@
+"""The beam's time budget (`DecodePlan.search_ms`, `decoding.beam.Clock`): past it the search returns the
+best it has (a line still open goes on greedily), ranks nothing more, and a plan whose budget the prompt
+already spent decodes exactly as greedy; a roomy budget changes nothing."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from ghostbook.decoding import beam
+from ghostbook.decoding.beam import Clock, LineSearch
+from ghostbook.decoding.plan import DecodePlan
+from ghostbook.decoding.tokens import TokenIndex
+from ghostbook.models.backend import TokenOut
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+
+from tests.decoding.test_beam import EOT, PIECES, RUNAWAY, decode_table, humaneval_prompts, run, table_model
+
+
+def test_a_clock_that_ran_out_stops_after_one_step_with_the_line_open() -> None:
+    seek, calls = table_model(RUNAWAY)
+    ranked: list[object] = []
+    clock = Clock(time.perf_counter())  # already over
+    line = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), TokenIndex(PIECES, {EOT}), {EOT},
+                          LineSearch(3, 12, clock=clock), lambda lines: ranked.append(lines) or [0.0] * len(lines))
+    assert line == [1] and clock.cut  # greedy's first token, still open
+    assert calls == [()] and not ranked  # one model call, nothing ranked
+
+
+def test_no_clock_or_a_roomy_one_changes_nothing() -> None:
+    seek, _ = table_model(RUNAWAY)
+    index = TokenIndex(PIECES, {EOT})
+    for clock in (Clock(), Clock.budget(60_000)):
+        line = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, {EOT},
+                              LineSearch(3, 12, clock=clock))
+        assert line == [2, 3] and not clock.cut
+
+
+def test_a_spent_budget_decodes_as_greedy_and_a_roomy_one_as_the_beam() -> None:
+    greedy = decode_table(RUNAWAY, DecodePlan(6))
+    assert greedy[:3] == [1, 4, 4]
+    spent = DecodePlan(6, beam=3, search_ms=1, made=time.perf_counter() - 1)
+    assert decode_table(RUNAWAY, spent) == greedy
+    assert decode_table(RUNAWAY, DecodePlan(6, beam=3, search_ms=60_000))[:2] == [2, 3]
+
+
+def test_shipped_model_spent_budget_is_greedy(shipped: LlamaCppBackend) -> None:
+    """Through the llama.cpp backend: with the budget gone before the search starts, beam 8 writes what
+    greedy writes; the decode returns promptly and is not cancelled."""
+    for prompt in humaneval_prompts(shipped, 4):
+        greedy = run(shipped, prompt, DecodePlan(16))
+        out: list[TokenOut] = []
+        plan = DecodePlan(16, beam=8, search_ms=1, made=time.perf_counter() - 1)
+        stats = shipped.generate(prompt, plan, threading.Event().is_set, out.append)
+        assert [t.id for t in out] == greedy and not stats.cancelled
