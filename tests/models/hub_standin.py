@@ -1,6 +1,7 @@
 """A loopback stand-in for the Hugging Face hub's file API, for huggingface_hub pointed at it by
 HF_ENDPOINT: `HEAD/GET /{repo}/resolve/{revision}/{file}` with ETag, X-Repo-Commit, Content-Length and
-Range (resume), and `/api/models/{repo}[/revision/{rev}]` (snapshot_download's file list). Unknown
+Range (resume), and `/api/models/{repo}[/revision/{rev}]` and `/api/models/{repo}/tree/{rev}`
+(snapshot_download's file list). Unknown
 repos answer 401 RepoNotFound, gated repos 401 GatedRepo without the right token, unknown files 404
 EntryNotFound, as the hub does. `bytes_per_s` throttles downloads so progress can be watched."""
 
@@ -96,8 +97,18 @@ class HubStandIn:
         siblings = [{"rfilename": name, "size": p.stat().st_size} for name, p in sorted(self.files[repo].items())]
         return JSONResponse({"id": repo, "modelId": repo, "sha": COMMIT, "siblings": siblings, "private": False})
 
+    async def tree(self, request: Request) -> Response:
+        self.requests.append(f"{request.method} {request.url.path}")
+        repo = f"{request.path_params['owner']}/{request.path_params['name']}"
+        refused = self._refuse(request, repo)
+        if refused is not None:
+            return refused
+        return JSONResponse([{"type": "file", "path": name, "size": p.stat().st_size, "oid": self._etag(p)}
+                             for name, p in sorted(self.files[repo].items())])
+
     def app(self) -> Starlette:
         return Starlette(routes=[
+            Route("/api/models/{owner}/{name}/tree/{rev}", self.tree),
             Route("/api/models/{owner}/{name}", self.model_info),
             Route("/api/models/{owner}/{name}/revision/{rev}", self.model_info),
             Route("/{owner}/{name}/resolve/{rev}/{file:path}", self.resolve, methods=["GET", "HEAD"]),

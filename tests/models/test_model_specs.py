@@ -131,3 +131,24 @@ async def test_corrupt_download_and_cancel_are_clear_errors(hub: HubStandIn) -> 
     registry.start(f"hf:{REPO}/{FILE}", force=True)  # chosen again after the error
     assert await registry.ensure(f"hf:{REPO}/{FILE}") is not None
     await registry.close()
+
+
+async def test_hf_repo_spec_downloads_a_transformers_snapshot(tiny_gguf: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tiny_gguf.parent / "hf"
+    files = {f.name: f for f in folder.iterdir() if f.is_file()}
+    stand_in = HubStandIn({"acme/tiny-fim": files}).start()
+    monkeypatch.setenv("HF_ENDPOINT", stand_in.url)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    try:
+        registry = ModelRegistry()
+        backend = await registry.ensure("hf:acme/tiny-fim")
+        assert backend is not None, registry.status
+        assert type(backend).__name__ == "TransformersBackend" and backend.tokenize("x = 1")
+        path = Path(registry.status.path or "")
+        assert str(path).startswith(str(tmp_path / "hf" / "hub")) and (path / "config.json").is_file()
+        assert any(r.startswith("GET /api/models/acme/tiny-fim") for r in stand_in.requests)
+        await registry.close()
+    finally:
+        stand_in.stop()

@@ -6,6 +6,7 @@ settings, and never reaches the browser."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -133,3 +134,25 @@ async def test_llamacpp_infill_gets_the_other_cells_as_input_extra(tmp_path: Pat
         await service.registry.close()
     finally:
         server.stop()
+
+
+async def test_requests_cancelled_mid_stream_leave_the_server_usable(
+        llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newer request cancels the one streaming (as typing does): the backend hangs up, and the server
+    answers the next request at once."""
+    monkeypatch.setenv("GHOSTBOOK_API_KEY", KEY)
+    service, outbox = make_service(tmp_path, {"model": f"openai:{llama_server}", "remote_fim": "ghostbook",
+                                              "max_new_tokens": 200})
+    await service.registry.ensure(service.store.current.model)
+    for i in range(3):
+        task = service.suggest("t1", p.Suggest(type="suggest", ref=f"c{i}", cell_id="b", cursor=8, trigger="forced"))
+        for _ in range(500):  # until it streams
+            if outbox.of("suggestion", f"c{i}"):
+                break
+            await asyncio.sleep(0.01)  # noqa: ASYNC110 - polls what the service sent
+        task.cancel()
+    started = time.monotonic()
+    last = await asyncio.wait_for(ask(service, outbox, "final"), 30)
+    assert last["done"] and time.monotonic() - started < 20
+    await service.close()
+    await service.registry.close()

@@ -376,6 +376,14 @@ def main(argv: list[str]) -> int:
                         help="the wide search's beam width, compared with greedy and the default (1: skip)")
     parser.add_argument("--decoding", action="store_true",
                         help="only the default-vs-greedy, cold-vs-warm table")
+    parser.add_argument("--remote", action="store_true",
+                        help="only remote vs in-process: the same requests through an openai: server running the "
+                             "same GGUF (llama_cpp.server started on loopback, or --remote-url)")
+    parser.add_argument("--remote-url", help="an OpenAI-compatible server already running the same model")
     args = parser.parse_args(argv)
+    if args.remote or args.remote_url:
+        from ghostbook.bench import remote
+
+        return remote.main(args.model, args.cases, args.max_new_tokens, args.context_tokens, args.remote_url)
     return asyncio.run(run(args.model, args.cases, args.max_new_tokens, args.context_tokens,
                            args.repeat, args.layout, args.humaneval, args.beam, args.decoding))

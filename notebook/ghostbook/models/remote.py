@@ -12,6 +12,7 @@ The API key comes from GHOSTBOOK_API_KEY or the settings (the user's settings fi
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -128,32 +129,62 @@ class RemoteBackend:
         raise NotImplementedError
 
     async def stream_text(self, request: TextRequest, cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
-        """The server's continuation as it streams (pieces as UTF-8 bytes), until done or `cancel`."""
+        """The server's continuation as it streams (pieces as UTF-8 bytes), until done or `cancel`.
+
+        The HTTP response is read by a task of its own into a queue; when the request is cancelled
+        (or its task is) that task hangs up, and the server stops generating."""
         path, body = self.payload(request)
         stats = GenStats()
         start = time.perf_counter()
+        queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
+        leave = asyncio.Event()  # the consumer is gone: stop passing events on
+        pump = asyncio.get_running_loop().create_task(self._pump(path, body, queue, leave))
+        _PUMPS.add(pump)
+        pump.add_done_callback(_PUMPS.discard)
+        try:
+            while True:
+                item = await queue.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    if isinstance(item, httpx.HTTPError):
+                        raise RemoteError(_explain(self.url, item)) from None
+                    raise item
+                if cancel.is_set():
+                    stats.cancelled = True
+                    break
+                text, length = self.chunk_text(item)
+                if text:
+                    stats.generated += 1  # a streamed event: about a token
+                    if stats.prompt_ms == 0.0:
+                        stats.prompt_ms = (time.perf_counter() - start) * 1000
+                    yield TokenOut(-1, text.encode("utf-8"))
+                if length:  # stopped on the token limit: the pipeline treats the text as truncated
+                    stats.generated = max(stats.generated, request.max_new)
+        finally:
+            leave.set()
+            pump.cancel()  # hang up (a finished response: nothing left to do)
+            stats.total_ms = (time.perf_counter() - start) * 1000
+            self.last_stats = stats
+
+    async def _pump(self, path: str, body: dict[str, Any], queue: asyncio.Queue[dict[str, Any] | BaseException | None],
+                    leave: asyncio.Event) -> None:
         try:
             async with self.client() as http, http.stream("POST", self.url + path, json=body) as response:
                 if response.is_error:
                     await response.aread()
                     response.raise_for_status()
                 async for data in _events(response.aiter_lines()):
-                    if cancel.is_set():
-                        stats.cancelled = True
-                        break
-                    text, length = self.chunk_text(data)
-                    if text:
-                        stats.generated += 1  # a streamed event: about a token
-                        if stats.prompt_ms == 0.0:
-                            stats.prompt_ms = (time.perf_counter() - start) * 1000
-                        yield TokenOut(-1, text.encode("utf-8"))
-                    if length:  # stopped on the token limit: the pipeline treats the text as truncated
-                        stats.generated = max(stats.generated, request.max_new)
-        except httpx.HTTPError as exc:
-            raise RemoteError(_explain(self.url, exc)) from None
-        finally:
-            stats.total_ms = (time.perf_counter() - start) * 1000
-            self.last_stats = stats
+                    if not leave.is_set():
+                        queue.put_nowait(data)
+            queue.put_nowait(None)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            queue.put_nowait(exc)
+
+
+_PUMPS: set[asyncio.Task[None]] = set()  # responses being read (a task must be referenced while it runs)
 
 
 async def _events(lines: AsyncIterator[str]) -> AsyncGenerator[dict[str, Any], None]:
@@ -203,6 +234,9 @@ class OpenAIBackend(RemoteBackend):
         try:
             models = response.json().get("data") or []
             self.model = str(models[0]["id"]) if models else ""
+            n_ctx = models[0].get("max_model_len") if models else None  # vLLM says; others do not
+            if isinstance(n_ctx, int) and n_ctx > 0:
+                self.info = BackendInfo(self.info.name, self.url, self.info.family, n_ctx, 0, self.info.extra)
         except (ValueError, KeyError, IndexError, AttributeError, TypeError):
             raise RemoteError(f"{self.url}/v1/models did not answer an OpenAI model list") from None
 
