@@ -4,7 +4,10 @@ errors a user meets (401 unknown/private, gated without HF_TOKEN, 404, no networ
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -106,3 +109,22 @@ def test_no_network_and_offline_mode(hub: HubStandIn, monkeypatch: pytest.Monkey
     with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set"):
         download(REPO, FILE, lambda *_: None, threading.Event())
     assert not hub.requests
+
+
+def test_disk_full_is_a_clear_error(hub: HubStandIn, tmp_path: Path) -> None:
+    """A download that cannot be written (here: a 1 MB file size limit on a process, EFBIG; a full disk
+    is ENOSPC, the same message) says the disk is full and where the cache is."""
+    script = (
+        "import resource, signal, threading\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, 1_000_000))\n"
+        "from ghostbook.models.download import DownloadError, download\n"
+        "try:\n"
+        f"    download({REPO!r}, {FILE!r}, lambda *_: None, threading.Event())\n"
+        "except DownloadError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ})
+    assert "the disk is full while downloading" in done.stdout, done.stdout + done.stderr
+    assert str(tmp_path / "hf" / "hub") in done.stdout

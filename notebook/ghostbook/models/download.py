@@ -147,7 +147,7 @@ def download(repo: str, filename: str | None, report: Progress, cancel: threadin
         status = exc.response.status_code if exc.response is not None else "?"
         raise DownloadError(f"downloading {what} failed (HTTP {status}): {str(exc).splitlines()[0]}") from None
     except OSError as exc:
-        if exc.errno == errno.ENOSPC:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # no space, over quota, over a size limit
             raise DownloadError(f"the disk is full while downloading {what}: free some space (the HF cache is "
                                 f"{opts['cache_dir'] or '~/.cache/huggingface/hub'}; `hf cache delete` removes "
                                 "models) and choose the model again") from None
