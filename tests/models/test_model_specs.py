@@ -143,8 +143,13 @@ async def test_hf_repo_spec_downloads_a_transformers_snapshot(tiny_gguf: Path, t
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     try:
         registry = ModelRegistry()
+        registry.progress_every_s = 0.0
+        seen: list[ModelStatus] = []
+        registry.subscribe(seen.append)
         backend = await registry.ensure("hf:acme/tiny-fim")
         assert backend is not None, registry.status
+        loading = [s.progress for s in seen if s.state == "loading" and s.path]
+        assert any(p is not None and 0 < p < 1 for p in loading), loading  # transformers' weights loop
         assert type(backend).__name__ == "TransformersBackend" and backend.tokenize("x = 1")
         path = Path(registry.status.path or "")
         assert str(path).startswith(str(tmp_path / "hf" / "hub")) and (path / "config.json").is_file()

@@ -19,6 +19,7 @@ from ghostbook.models.backend import Backend, ModelLoadError, ModelStatus
 from ghostbook.models.catalog import CatalogEntry, ModelNotFound, resolve
 from ghostbook.models.catalogue import check_ram, hub_offer, ram_needed_mb
 from ghostbook.models.download import DownloadError, cached_file, download
+from ghostbook.models.load_progress import transformers_weights
 from ghostbook.models.remote import remote_backend
 from ghostbook.models.templates import TemplateError
 
@@ -163,12 +164,21 @@ class ModelRegistry:
             family = entry.family if entry else None
         self._set(ModelStatus("loading", name, str(path), 0.0, None))  # now with the resolved path
         backend = self._factory(path, family, name)
-        if hasattr(backend, "on_progress"):
-            backend.on_progress = self._throttled(lambda x: ModelStatus("loading", name, str(path), x, None))
+        report = self._throttled(lambda x: ModelStatus("loading", name, str(path), x, None))
+        if hasattr(backend, "on_progress"):  # llama.cpp's own load callback
+            backend.on_progress = report
+
+        def load() -> None:
+            if path.is_dir():  # transformers: its weights loop
+                with transformers_weights(report):
+                    backend.load()
+            else:
+                backend.load()
+
         try:
             needed = entry.ram_mb if entry is not None and entry.ram_mb else ram_needed_mb(path)
             check_ram(name, needed or 0)
-            await asyncio.to_thread(backend.load)
+            await asyncio.to_thread(load)
         except ModelLoadError as exc:
             if self.setting == setting:
                 self._set(ModelStatus("error", name, str(path), None, str(exc)))
