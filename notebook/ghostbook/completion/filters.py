@@ -7,7 +7,6 @@ text is complete. `run` applies them in order to the whole text so far, so it wo
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -168,26 +167,6 @@ def strip_trailing_whitespace(text: str, ctx: FilterContext) -> str:
     return text.rstrip()
 
 
-def drop_if_breaks_parse(text: str, ctx: FilterContext) -> str:
-    """Where the cell parses, keep the most leading whole lines of the suggestion with which it still
-    parses: a suggestion whose later lines break it keeps its first ones; nothing if no such lines."""
-    try:
-        ast.parse(ctx.prefix + ctx.suffix)
-    except (SyntaxError, ValueError):
-        return text
-    lines = text.split("\n")
-    for n in range(len(lines), 0, -1):
-        kept = "\n".join(lines[:n])
-        if not kept.strip():
-            break
-        try:
-            ast.parse(ctx.prefix + kept + ctx.suffix)
-        except (SyntaxError, ValueError):
-            continue
-        return kept
-    return ""
-
-
 def drop_garbage(text: str, ctx: FilterContext) -> str:
     """No garbage (`decoding.suggestion.SuggestionRules`, the rules the notebook benchmark counts with
     and the search keeps): each rule cuts the text (fewer lines, less leading space, or nothing) until
@@ -199,7 +178,7 @@ def drop_garbage(text: str, ctx: FilterContext) -> str:
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
                                 drop_repetitive)
 CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_blank)
-FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_if_breaks_parse, drop_garbage,
+FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_garbage,
                               drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 

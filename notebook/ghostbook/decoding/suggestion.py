@@ -50,7 +50,8 @@ class SuggestionRules:
         while True:
             start = text
             for _, rule in self.rules:
-                text = rule.cut(text).rstrip()
+                cut = rule.cut(text)
+                text = text if cut == text else cut.rstrip()
             if text == start:
                 return text
 
