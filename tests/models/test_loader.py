@@ -16,9 +16,13 @@ async def test_loads_once_and_reports_progress(tiny_gguf: Path) -> None:
     registry.subscribe(seen.append)
     backend = await registry.ensure(str(tiny_gguf))
     assert backend is not None and backend.info.family == "ghostbook"
-    assert [s.state for s in seen] == ["loading", "loading", "ready"]
+    states = [s.state for s in seen]
+    assert states[-1] == "ready" and set(states[:-1]) == {"loading"}
+    progress = [s.progress for s in seen if s.path and s.progress is not None]
+    assert progress == sorted(progress) and progress[0] == 0.0  # llama.cpp's own load progress, in order
+    count = len(seen)
     assert await registry.ensure(str(tiny_gguf)) is backend  # no second load
-    assert len(seen) == 3
+    assert len(seen) == count
     await registry.close()
 
 

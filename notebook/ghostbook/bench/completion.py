@@ -384,6 +384,7 @@ def main(argv: list[str]) -> int:
     if args.remote or args.remote_url:
         from ghostbook.bench import remote
 
-        return remote.main(args.model, args.cases, args.max_new_tokens, args.context_tokens, args.remote_url)
+        return remote.main(args.model, notebook_cases(args.cases), args.max_new_tokens, args.context_tokens,
+                           args.remote_url)
     return asyncio.run(run(args.model, args.cases, args.max_new_tokens, args.context_tokens,
                            args.repeat, args.layout, args.humaneval, args.beam, args.decoding))

@@ -11,6 +11,7 @@ import asyncio
 import functools
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,10 +22,32 @@ from pathlib import Path
 
 import httpx
 
-from ghostbook.bench.completion import Outbox, _p50_p95, notebook_cases, timed
+from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
 from ghostbook.models.loader import ModelRegistry
+
+
+class Outbox:
+    """When each request's first text and its end were sent."""
+
+    def __init__(self) -> None:
+        self.first_text: dict[str, float] = {}
+
+    def send(self, client: str, message: dict[str, object]) -> None:
+        if message["type"] == "suggestion" and message.get("text") and message["ref"] not in self.first_text:
+            self.first_text[str(message["ref"])] = time.perf_counter()
+
+
+async def timed(service: CompletionService, ref: str, cell: str, cursor: int) -> float:
+    start = time.perf_counter()
+    await service.suggest("bench", p.Suggest(type="suggest", ref=ref, cell_id=cell, cursor=cursor, trigger="forced"))
+    return (time.perf_counter() - start) * 1000
+
+
+def _p50_p95(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
 
 
 def _free_port() -> int:
@@ -93,7 +116,7 @@ async def _requests(setting: str, family: str, cases: list, max_new: int, contex
         return out
 
 
-async def compare(model: str, n: int, max_new: int, context: int, url: str | None) -> int:
+async def compare(model: str, cases: list, max_new: int, context: int, url: str | None) -> int:
     registry = ModelRegistry()
     backend = await registry.ensure(model)
     if backend is None:
@@ -102,7 +125,6 @@ async def compare(model: str, n: int, max_new: int, context: int, url: str | Non
     path, family, n_ctx = Path(backend.info.path), backend.info.family, backend.info.n_ctx
     await registry.close()
     context = min(context, n_ctx - max_new - 8)  # the server gets the model's context too: same prompts
-    cases = notebook_cases(n)
     threads = max(1, min(4, (os.cpu_count() or 2) // 2))
     local = await _requests(model, family, cases, max_new, context)
     if url is None:
@@ -123,5 +145,6 @@ async def compare(model: str, n: int, max_new: int, context: int, url: str | Non
     return 0
 
 
-def main(model: str, n: int, max_new: int, context: int, url: str | None) -> int:
-    return asyncio.run(compare(model, n, max_new, context, url))
+def main(model: str, cases: list, max_new: int, context: int, url: str | None) -> int:
+    """`cases`: (cells, cursor's cell, cursor, ...) as `bench.completion.notebook_cases` makes them."""
+    return asyncio.run(compare(model, cases, max_new, context, url))
