@@ -15,7 +15,8 @@ CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "golden" / "fi
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_golden(case: dict[str, Any]) -> None:
-    ctx = FilterContext(case["prefix"], case["suffix"], final=True, truncated=case.get("truncated", False))
+    ctx = FilterContext(case["prefix"], case["suffix"], final=case.get("final", True),
+                        truncated=case.get("truncated", False))
     if case["filter"] == "run":
         got, _ = filters.run(case["text"], ctx)
     else:

@@ -174,10 +174,16 @@ def drop_garbage(text: str, ctx: FilterContext) -> str:
     return SuggestionRules.around(ctx.prefix, ctx.suffix).enforce(text)
 
 
+def hold_garbage(text: str, ctx: FilterContext) -> str:
+    """While streaming, what `drop_garbage` can already tell (`SuggestionRules.enforce_streaming`): no
+    garbage is shown even for a moment."""
+    return text if ctx.final else SuggestionRules.around(ctx.prefix, ctx.suffix).enforce_streaming(text)
+
+
 # drop_repetitive is a stopper: once the output loops, generating more is waste
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
                                 drop_repetitive)
-CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, drop_blank)
+CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, hold_garbage, drop_blank)
 FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_garbage,
                               drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}

@@ -55,6 +55,16 @@ class SuggestionRules:
             if text == start:
                 return text
 
+    def enforce_streaming(self, text: str) -> str:
+        """While the suggestion streams: the rules on its complete lines (all but the syntax rule, which
+        waits for the end: a line being written rarely parses), the leading-space rule on the whole;
+        the line being written stays unless an earlier line was cut."""
+        done, sep, open_line = text.rpartition("\n")
+        if not sep:
+            return self.rules[0][1].cut(text)
+        kept = SuggestionRules(tuple((n, r) for n, r in self.rules if n != "breaks the syntax")).enforce(done)
+        return kept + sep + open_line if kept == done else kept
+
     def violation(self, text: str) -> str | None:
         """The first rule `text` breaks (its name), or None."""
         text = text.rstrip()
