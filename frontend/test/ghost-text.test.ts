@@ -112,6 +112,12 @@ test("settings panel: model status and stats wording", () => {
   assert.equal(modelStatusText({ ...model, state: "ready" }), "ready: tiny");
   assert.equal(modelStatusText({ ...model, state: "error", message: "corrupt file" }), "error: corrupt file");
   assert.equal(modelStatusText(null), "unknown");
+  const downloading = { ...model, state: "downloading" as const, progress: 0.25, bytes_done: 1.2e9, bytes_total: 4.8e9 };
+  assert.equal(modelStatusText(downloading), "downloading tiny… 25% (1.2 GB of 4.8 GB)");
+  assert.equal(
+    modelStatusText({ ...downloading, progress: null, bytes_done: null, message: "connecting to the hub…" }),
+    "downloading tiny… connecting to the hub…",
+  );
   const stats = {
     shown: 4, accepted: 1, acceptance_rate: 0.25, p50_ms: 31.2, p95_ms: 80.9, requests: 6, model_calls: 5,
     cache_hits: 1, server_p50_ms: 20, server_p95_ms: 60,
