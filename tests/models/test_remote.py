@@ -156,3 +156,15 @@ async def test_requests_cancelled_mid_stream_leave_the_server_usable(
     assert last["done"] and time.monotonic() - started < 20
     await service.close()
     await service.registry.close()
+
+
+def test_openai_prompt_forms_suffix_field_or_family_template() -> None:
+    from ghostbook.models.remote import OpenAIBackend, TextRequest
+
+    request = TextRequest("a\nx = ", "\nprint(x)", "x = ", "\nprint(x)", 24)
+    path, body = OpenAIBackend("http://h:1", "n").payload(request)
+    assert path == "/v1/completions" and (body["prompt"], body["suffix"]) == ("a\nx = ", "\nprint(x)")
+    path, body = OpenAIBackend("http://h:1/v1", "n", family="qwen2.5-coder").payload(request)
+    assert path == "/completions" and "suffix" not in body
+    assert body["prompt"] == "<|fim_prefix|>a\nx = <|fim_suffix|>\nprint(x)<|fim_middle|>"
+    assert len(body["stop"]) <= 4 and "<|endoftext|>" in body["stop"] and body["max_tokens"] == 24

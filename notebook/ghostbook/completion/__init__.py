@@ -22,5 +22,8 @@ first of these messages; the model is shared by the whole server, see models/loa
   (partial counts as accepted; latency_ms = end of debounce → ghost text visible).
 - `get_settings` / `update_settings {settings: {...}}` answer `settings {ref, settings, model}`;
   a bad value answers `error {ref, message}`. `model_status {model}` is broadcast to every tab of a
-  session whenever the model's state changes (loading → ready | error, or off when disabled).
+  session whenever the model's state changes (downloading → loading → ready | error, or off when
+  disabled; downloading and loading carry progress).
+- `get_catalogue` answers `catalogue {ref, models, free_ram_mb, models_dir}`; `cancel_download` stops
+  the download in progress (its status becomes an error saying so).
 """
