@@ -157,3 +157,15 @@ async def test_hf_repo_spec_downloads_a_transformers_snapshot(tiny_gguf: Path, t
         await registry.close()
     finally:
         stand_in.stop()
+
+
+async def test_a_model_bigger_than_free_ram_is_refused_before_loading(tmp_path: Path) -> None:
+    big = tmp_path / "huge.gguf"  # sparse: 2 TB on paper, a few bytes on disk
+    with open(big, "wb") as handle:
+        handle.write(b"GGUF")
+        handle.truncate(2 * 10**12)
+    registry = ModelRegistry()
+    assert await registry.ensure(str(big)) is None
+    message = registry.status.message or ""
+    assert registry.status.state == "error" and "huge.gguf needs about 2300.2 GB of RAM but only" in message
+    assert "choose a smaller model" in message
