@@ -102,8 +102,10 @@ def test_no_network_and_offline_mode(hub: HubStandIn, monkeypatch: pytest.Monkey
         sock.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens once closed
     monkeypatch.setenv("HF_ENDPOINT", closed)
+    started = time.monotonic()
     with pytest.raises(DownloadError, match=f"not downloaded and cannot reach {closed}"):
         download(REPO, FILE, lambda *_: None, threading.Event())
+    assert time.monotonic() - started < 6  # at once, not after huggingface_hub's ~25 s of retries
     monkeypatch.setenv("HF_ENDPOINT", hub.url)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(DownloadError, match="HF_HUB_OFFLINE is set"):

@@ -21,6 +21,7 @@ from typing import Any
 Progress = Callable[[int, int | None], None]  # bytes done, total (None: unknown)
 CHUNK = 256 * 1024  # bytes read between two progress updates
 HEARTBEAT_S = 0.4  # the last progress is repeated at least this often
+PROBE_S = 5.0  # how long the hub may take to answer at all
 
 # the transformers files of a repo: config, tokenizer, weights (safetensors only)
 REPO_PATTERNS = ["*.json", "*.safetensors", "tokenizer*", "*.model", "*.txt"]
@@ -87,6 +88,19 @@ def _progress_class(report: Progress, cancel: threading.Event, every_s: float) -
     return Reporter
 
 
+def _reachable(endpoint: str | None, what: str) -> None:
+    """Fail at once when the hub cannot be reached (huggingface_hub retries a refused connection for
+    ~25 s before it gives up); any HTTP answer will do."""
+    import httpx
+
+    url = endpoint or "https://huggingface.co"
+    try:
+        httpx.head(url, timeout=PROBE_S)
+    except httpx.HTTPError:
+        raise DownloadError(f"{what} is not downloaded and cannot reach {url}: check the network (or "
+                            "HF_ENDPOINT) and choose the model again") from None
+
+
 def download(repo: str, filename: str | None, report: Progress, cancel: threading.Event,
              every_s: float = 0.25) -> Path:
     """Blocking: the cached file (or, filename None, the repo's transformers snapshot folder),
@@ -120,12 +134,14 @@ def download(repo: str, filename: str | None, report: Progress, cancel: threadin
             except errors.LocalEntryNotFoundError:
                 if offline:
                     raise
+            _reachable(opts["endpoint"], what)
             return Path(hub.hf_hub_download(repo, filename, tqdm_class=tqdm_class, **opts))
         try:
             return Path(hub.snapshot_download(repo, allow_patterns=REPO_PATTERNS, local_files_only=True, **opts))
         except errors.LocalEntryNotFoundError:
             if offline:
                 raise
+        _reachable(opts["endpoint"], what)
         return Path(hub.snapshot_download(repo, allow_patterns=REPO_PATTERNS, tqdm_class=tqdm_class, **opts))
     except DownloadError:
         raise
