@@ -82,6 +82,9 @@ class TableModel:
     def reader(self) -> Reader | None:
         return None
 
+    def drafts(self) -> None:  # no speculative decoding
+        return None
+
 
 def further_plan(prefix: str, max_new: int = 12, syntax: bool = True) -> DecodePlan:
     from ghostbook.decoding.lines import FurtherLines

@@ -89,6 +89,22 @@ class Evaluation(Protocol):
     def reader(self) -> Reader | None:
         """The read check's reader (its own context, made at first use), or None if there is none."""
 
+    def logits_along(self, branch: Sequence[int], n: int) -> np.ndarray:
+        """`n` + 1 rows in one evaluation: the next-token logits after the prompt followed by
+        `branch[:len(branch) - n + i]` for i in 0..n (a speculative draft's check, `decoding.speculative`)."""
+
+    def drafts(self) -> Drafts | None:
+        """What speculative decoding may draft from, or None where the backend's setting leaves it off."""
+
+
+@dataclass(frozen=True, eq=False)
+class Drafts:
+    """For speculative decoding: the `prompt`'s token ids (prompt lookup drafts from them) and a small
+    model's `Evaluation` of the same prompt (`model`, a draft model for transformers targets), if any."""
+
+    prompt: Sequence[int]
+    model: Evaluation | None = None
+
 
 class Search(Protocol):
     """What runs once the prompt is evaluated (`ghostbook.decoding.DecodePlan`): it emits at most

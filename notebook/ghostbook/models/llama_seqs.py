@@ -121,6 +121,35 @@ class Sequences:
                 rows[i] = self._last[seq] = np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).copy()
         return np.stack([r for r in rows if r is not None])
 
+    def evaluate_along(self, branch: Sequence[int], n: int, base: int = 0) -> np.ndarray:
+        """The logits after each of `branch`'s last `n` + 1 prefixes (`branch[:len - n + i]`), one row
+        each, from as few `llama_decode` calls as the batch size allows (a speculative draft's check)."""
+        full = list(branch)
+        (seq,), _ = self._place([full], base)
+        want = len(full) - 1 - n  # the first position whose logits are wanted
+        if len(self.held[seq]) > want:  # evaluate that position again: its logits were not kept
+            self._rm(seq, max(want, 0))
+        rows: list[np.ndarray] = []
+        while len(self.held[seq]) < len(full):
+            at = len(self.held[seq])
+            take = full[at : at + self._n_batch]
+            batch = self._batch.batch
+            for k, token in enumerate(take):
+                batch.token[k], batch.pos[k], batch.n_seq_id[k] = token, at + k, 1
+                batch.seq_id[k][0] = seq
+                batch.logits[k] = at + k >= want
+            batch.n_tokens = len(take)
+            self.decodes += 1
+            if self._lib.llama_decode(self._ctx.ctx, batch) != 0:
+                raise RuntimeError("llama_decode failed (the KV cache is full)")
+            self.held[seq].extend(take)
+            for k in range(len(take)):
+                if at + k >= want:
+                    ptr = self._lib.llama_get_logits_ith(self._ctx.ctx, k)
+                    rows.append(np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).copy())
+        self._last[seq] = rows[-1]
+        return np.stack(rows)
+
     def _place(self, branches: list[list[int]], base: int) -> tuple[list[int], list[int]]:
         """A sequence for each branch and the position from which it must be evaluated there. A sequence
         that holds a branch's start keeps it (several branches with one parent: the first extends it,

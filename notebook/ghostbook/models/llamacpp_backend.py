@@ -21,7 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from ghostbook.models.backend import BackendInfo, Emit, GenStats, ModelLoadError, Reader, Search, Vocab, common_prefix
+from ghostbook.models.backend import (
+    BackendInfo,
+    Drafts,
+    Emit,
+    GenStats,
+    ModelLoadError,
+    Reader,
+    Search,
+    Vocab,
+    common_prefix,
+)
 from ghostbook.models.catalog import detect_family
 from ghostbook.models.llama_seqs import N_SEQ, Sequences, make_context
 from ghostbook.models.worker import ThreadedGeneration, counted
@@ -79,6 +89,8 @@ def load_progress(report: Callable[[float], None] | None) -> Iterator[None]:
 
 
 _PROGRESS_LOCK = threading.Lock()
+# Speculative greedy (prompt lookup) by default: `ghostbook bench speculative` measures it
+SPECULATIVE = False
 READER_CTX = 1024  # the read check's context: READ_CONTEXT tokens above, a line and the next lines
 
 
@@ -199,6 +211,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self._reader: LlamaReader | None = None  # made at the first read check
         self._no_reader = False  # it could not be made
         self.on_progress: Callable[[float], None] | None = None  # load progress 0..1 (the loader's status)
+        self.speculative = SPECULATIVE  # greedy by prompt lookup (`decoding.speculative`)
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -315,8 +328,8 @@ class LlamaCppBackend(ThreadedGeneration):
                 stats.total_ms = stats.prompt_ms = (time.perf_counter() - start) * 1000
                 return stats
             stats.prompt_ms = (time.perf_counter() - start) * 1000
-            search.run(LlamaEvaluation(seqs, prompt, lambda: self._read_context(llm)), self.vocab, cancelled,
-                       counted(emit, stats))
+            search.run(LlamaEvaluation(seqs, prompt, lambda: self._read_context(llm), self.speculative), self.vocab,
+                       cancelled, counted(emit, stats))
             stats.cancelled = cancelled()
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats
@@ -326,8 +339,10 @@ class LlamaEvaluation:
     """The `Evaluation` of a prompt in a llama.cpp context: the branches of one call are evaluated together,
     each in a KV-cache sequence of its own that keeps what it shares with the others (`Sequences`)."""
 
-    def __init__(self, seqs: Sequences, prompt: list[int], reader: Callable[[], Reader | None]) -> None:
+    def __init__(self, seqs: Sequences, prompt: list[int], reader: Callable[[], Reader | None],
+                 speculative: bool = False) -> None:
         self._seqs, self._prompt, self._reader = seqs, prompt, reader
+        self.speculative = speculative  # greedy drafts by prompt lookup (`decoding.speculative`)
 
     def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
         rows = self._seqs.evaluate([[*self._prompt, *branch] for branch in branches], base=len(self._prompt))
@@ -336,3 +351,9 @@ class LlamaEvaluation:
 
     def reader(self) -> Reader | None:
         return self._reader()
+
+    def logits_along(self, branch: Sequence[int], n: int) -> np.ndarray:
+        return self._seqs.evaluate_along([*self._prompt, *branch], n, base=len(self._prompt))
+
+    def drafts(self) -> Drafts | None:
+        return Drafts(self._prompt) if self.speculative else None

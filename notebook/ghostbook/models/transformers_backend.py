@@ -1,8 +1,10 @@
 """A Hugging Face model folder (config.json, safetensors, tokenizer.json) run by transformers.
 
-For GPUs (torch sees CUDA: float16 there) and for checking llama.cpp against the reference. Same
-contract as the llama.cpp backend: a `Search` over an `Evaluation`, a worker thread, cancel between calls,
-and the KV cache (a `DynamicCache`, cropped to the shared prefix) reused across requests.
+For GPUs (`device` auto: CUDA where torch sees it, bfloat16 there; cpu: float32) and for checking
+llama.cpp against the reference. Same contract as the llama.cpp backend: a `Search` over an `Evaluation`,
+a worker thread, cancel between calls, and the KV cache (a `DynamicCache`, cropped to the shared prefix)
+reused across requests. A `draft` model folder (same vocabulary) proposes tokens for speculative greedy
+(`decoding.speculative`); without one, greedy drafts by prompt lookup where `speculative` is on.
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from ghostbook.models.backend import BackendInfo, Emit, GenStats, ModelLoadError, Reader, Search, Vocab, common_prefix
+from ghostbook.models.backend import (
+    BackendInfo,
+    Drafts,
+    Emit,
+    GenStats,
+    ModelLoadError,
+    Reader,
+    Search,
+    Vocab,
+    common_prefix,
+)
 from ghostbook.models.catalog import detect_family
 from ghostbook.models.worker import ThreadedGeneration, counted
 
@@ -71,12 +83,34 @@ class TorchReader:
         return [self.logprobs(ids, start) for ids, start in items]
 
 
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def pick_device(device: str | None) -> str:
+    """"cuda" or "cpu" for a `device` setting (auto: CUDA where torch sees a GPU); ModelLoadError for
+    "cuda" without one."""
+    import torch
+
+    device = device or "auto"
+    if device not in DEVICES:
+        raise ModelLoadError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ModelLoadError("device is set to cuda but torch sees no GPU (no CUDA device or a CPU-only torch): "
+                             "choose auto or cpu")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
 class TransformersBackend(ThreadedGeneration):
     def __init__(self, path: Path, family: str | None = None, name: str | None = None, device: str | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, draft: Path | None = None) -> None:
         self.path = Path(path)
         self._family = family
-        self._device = device
+        self.device = device or "auto"  # the setting: auto, cpu or cuda
+        self.draft_path = draft
+        self.draft: TransformersBackend | None = None
+        self.speculative = False  # greedy drafts by prompt lookup (a draft model drafts whenever there is one)
         self._threads = threads
         self.info = BackendInfo(name or self.path.name, str(self.path), family or "", 0, 0)
         self.last_stats = GenStats()
@@ -99,13 +133,13 @@ class TransformersBackend(ThreadedGeneration):
             from transformers import AutoModelForCausalLM
         except ImportError as exc:
             raise ModelLoadError(f"transformers is not installed: {exc}") from None
-        device = self._device or ("cuda" if torch.cuda.is_available() else "cpu")
+        device = pick_device(self.device)
         if self._threads:
             torch.set_num_threads(self._threads)
         try:
             tok = Tokenizer.from_file(str(self.path / "tokenizer.json"))
             model: Any = AutoModelForCausalLM.from_pretrained(
-                str(self.path), dtype=torch.float16 if device == "cuda" else torch.float32)
+                str(self.path), dtype=torch.bfloat16 if device == "cuda" else torch.float32)
             model = model.to(device).eval()
         except (OSError, ValueError, RuntimeError) as exc:
             raise ModelLoadError(f"cannot load {self.path}: {exc}") from None
@@ -132,15 +166,25 @@ class TransformersBackend(ThreadedGeneration):
         if not family:
             raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
         self.info = BackendInfo(self.info.name, str(self.path), family, int(model.config.max_position_embeddings),
-                                n_vocab, {"device": device})
+                                n_vocab, {"device": device, "dtype": str(model.dtype).removeprefix("torch.")})
+        if self.draft_path is not None:
+            self.draft = TransformersBackend(self.draft_path, family, device=device, threads=self._threads)
+            self.draft.load()
+            if self.draft.vocab.pieces != self.vocab.pieces:
+                self.draft = None
+                raise ModelLoadError(f"the draft model {self.draft_path} has another vocabulary than {self.path}")
 
     def unload(self) -> None:
         with self._lock:
             self._model, self._cache, self._tokens, self._reader = None, None, [], None
+            if self.draft is not None:
+                self.draft.unload()
 
     def forget(self) -> None:
         with self._lock:
             self._cache, self._tokens, self._reader = None, [], None
+            if self.draft is not None:
+                self.draft.forget()
 
     def tokenize(self, text: str) -> list[int]:
         return list(self._tok.encode(text, add_special_tokens=False).ids) if text else []
@@ -157,7 +201,6 @@ class TransformersBackend(ThreadedGeneration):
         """Blocking: evaluate the prompt, reusing the cached keys and values of the shared prefix, then run
         `search`."""
         import torch
-        from transformers import DynamicCache
 
         with self._lock, torch.no_grad():
             if self._model is None:
@@ -169,16 +212,25 @@ class TransformersBackend(ThreadedGeneration):
                 raise ValueError(f"prompt of {len(prompt)} tokens does not fit the context of {self.info.n_ctx}")
             self.last_prompt = prompt
             start = time.perf_counter()
-            common = common_prefix(self._tokens, prompt) if self._cache is not None else 0
-            if common == 0:
-                self._cache, self._tokens = DynamicCache(), []
-            evaluation = TorchEvaluation(self, prompt)
-            evaluation.feed(prompt, common)
+            evaluation = self.evaluate(prompt)
+            common = evaluation.reused
             stats = GenStats(len(prompt), common, 0, (time.perf_counter() - start) * 1000)
             search.run(evaluation, self.vocab, cancelled, counted(emit, stats))
             stats.cancelled = cancelled()
             stats.total_ms = (time.perf_counter() - start) * 1000
             return stats
+
+    def evaluate(self, prompt: list[int]) -> TorchEvaluation:
+        """The prompt evaluated (the KV cache's shared prefix kept), in the caller's `torch.no_grad()`."""
+        from transformers import DynamicCache
+
+        common = common_prefix(self._tokens, prompt) if self._cache is not None else 0
+        if common == 0:
+            self._cache, self._tokens = DynamicCache(), []
+        evaluation = TorchEvaluation(self, prompt)
+        evaluation.feed(prompt, common)
+        evaluation.reused = common
+        return evaluation
 
     def reader(self) -> Reader:
         if self._reader is None:
@@ -193,9 +245,12 @@ class TorchEvaluation:
     def __init__(self, backend: TransformersBackend, prompt: list[int]) -> None:
         self._b, self._prompt = backend, prompt
         self._last: np.ndarray | None = None
+        self._draft: TorchEvaluation | None = None
+        self.reused = 0  # prompt tokens the KV cache held already
 
-    def feed(self, wanted: list[int], common: int) -> None:
-        """Keep the cache's first `common` tokens and evaluate the rest of `wanted`."""
+    def feed(self, wanted: list[int], common: int, keep: int = 1) -> Any:
+        """Keep the cache's first `common` tokens and evaluate the rest of `wanted`; the logits of its last
+        `keep` positions (a tensor)."""
         import torch
 
         b, model = self._b, self._b._model
@@ -204,10 +259,12 @@ class TorchEvaluation:
             del b._tokens[common:]
         ids = wanted[common:]
         kwargs = {b._cache_arg: b._cache}  # "cache" in transformers 5, "past_key_values" before
-        out = model(input_ids=torch.tensor([ids], device=model.device), use_cache=True, logits_to_keep=1, **kwargs)
+        out = model(input_ids=torch.tensor([ids], device=model.device), use_cache=True, logits_to_keep=keep,
+                    **kwargs)
         b._cache = getattr(out, "cache", None) or out.past_key_values
         b._tokens.extend(ids)
         self._last = out.logits[0, -1].float().cpu().numpy()
+        return out.logits[0]
 
     def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
         import torch
@@ -252,3 +309,21 @@ class TorchEvaluation:
 
     def reader(self) -> Reader | None:
         return self._b.reader()
+
+    def logits_along(self, branch: Sequence[int], n: int) -> np.ndarray:
+        import torch
+
+        wanted = [*self._prompt, *branch]
+        want = len(wanted) - 1 - n  # the first position whose logits are wanted
+        with torch.no_grad():
+            rows = self.feed(wanted, min(common_prefix(self._b._tokens, wanted), want), n + 1)
+        return np.asarray(rows.float().cpu().numpy())
+
+    def drafts(self) -> Drafts | None:
+        """The draft model's evaluation of the prompt where there is one, else prompt lookup if on."""
+        draft = self._b.draft
+        if draft is not None:
+            if self._draft is None:
+                self._draft = draft.evaluate(self._prompt)
+            return Drafts(self._prompt, self._draft)
+        return Drafts(self._prompt) if self._b.speculative else None

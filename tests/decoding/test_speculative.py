@@ -1,0 +1,121 @@
+"""Speculative greedy (`decoding.speculative`): prompt-lookup drafts on the shipped model (llama.cpp) and
+on transformers, a draft model for a transformers target; always greedy's own tokens."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+import pytest
+from ghostbook.decoding.plan import DecodePlan
+from ghostbook.decoding.speculative import lookup
+from ghostbook.models.backend import Backend, TokenOut
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.templates import build_prompt, get_template, stop_ids
+from ghostbook.models.transformers_backend import TransformersBackend
+
+from tests.models.conftest import build_tiny_gguf
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+
+# copy-heavy notebook edits: a cell that repeats a pattern from the cells above
+COPY_CELLS = '''import pandas as pd
+df = pd.read_csv("sales.csv")
+df["total"] = df["price"] * df["quantity"]
+df["tax"] = df["total"] * 0.2
+df["net"] = df["total"] - df["tax"]
+print(df["total"].sum(), df["tax"].sum(), df["net"].sum())
+
+def summary(frame, column):
+    return frame[column].mean(), frame[column].std(), frame[column].max()
+
+summary(df, "total")
+summary(df, "tax")
+'''
+
+
+def contexts() -> list[tuple[str, str]]:
+    """(prefix, suffix) pairs: cuts through stdlib files and through copy-heavy cells."""
+    out = [(COPY_CELLS[:cut], COPY_CELLS[cut:]) for cut in range(40, len(COPY_CELLS), 23)]
+    for name in ("textwrap.py", "bisect.py", "heapq.py", "shlex.py"):
+        text = (STDLIB / name).read_text()
+        for cut in range(600, 6000, 700):
+            out.append((text[max(0, cut - 1200) : cut], text[cut : cut + 200]))
+    return out
+
+
+def prompt_of(b: Backend, prefix: str, suffix: str) -> list[int]:
+    return build_prompt(get_template(b.info.family), b.tokenize(prefix), b.tokenize(suffix), b.lookup)
+
+
+def greedy_ids(b: Backend, prompt: list[int], max_new: int = 24) -> list[int]:
+    out: list[TokenOut] = []
+    stops = stop_ids(get_template(b.info.family), b.lookup)
+    b.generate(prompt, DecodePlan(max_new, stops), lambda: False, out.append)
+    return [t.id for t in out]
+
+
+def test_lookup_finds_what_followed_the_tail() -> None:
+    assert lookup([1, 2, 3, 4, 5, 9, 2, 3], 2) == [4, 5]
+    assert lookup([1, 2, 3, 4, 2, 3, 7, 8, 2, 3], 3) == [7, 8, 2]  # the latest occurrence wins
+    assert lookup([5, 1, 2, 3, 9, 9, 4, 1, 2, 3], 2) == [9, 9]  # the longest tail (1, 2, 3) first
+    assert lookup([1, 2, 3, 4], 3) == []  # no repeated tail
+    assert lookup([7], 3) == [] and lookup([], 3) == []
+
+
+def test_shipped_model_same_tokens_fewer_decodes(shipped: LlamaCppBackend) -> None:
+    """On many contexts greedy with prompt-lookup drafts emits exactly plain greedy's tokens; on the
+    copy-heavy cells it needs fewer `llama_decode` calls."""
+    plain_calls = fast_calls = 0
+    try:
+        for prefix, suffix in contexts():
+            prompt = prompt_of(shipped, prefix, suffix)[-400:]
+            shipped.speculative = False
+            shipped.forget()
+            plain = greedy_ids(shipped, prompt)
+            calls = shipped._seqs.decodes
+            shipped.forget()
+            shipped.speculative = True
+            fast = greedy_ids(shipped, prompt)
+            assert fast == plain, (prefix[-80:], plain, fast)
+            if prefix.startswith("import pandas"):
+                plain_calls += calls
+                fast_calls += shipped._seqs.decodes - calls
+    finally:
+        shipped.speculative = False
+    assert fast_calls < plain_calls
+
+
+@pytest.fixture(scope="module")
+def target(tiny_gguf: Path) -> TransformersBackend:
+    b = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device="cpu")
+    b.load()
+    return b
+
+
+def test_transformers_prompt_lookup_same_tokens(target: TransformersBackend) -> None:
+    try:
+        for prefix, suffix in contexts()[::3]:
+            prompt = prompt_of(target, prefix, suffix)[-300:]
+            target.speculative = False
+            plain = greedy_ids(target, prompt)
+            target.speculative = True
+            assert greedy_ids(target, prompt) == plain
+    finally:
+        target.speculative = False
+
+
+def test_draft_model_same_tokens(target: TransformersBackend, tiny_gguf: Path,
+                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A second tiny model (same tokenizer, other weights) drafts for the target: the target's greedy
+    tokens all the same; the target itself as its own draft: every draft is kept."""
+    other = tmp_path_factory.mktemp("draft")
+    build_tiny_gguf(other, seed=1)
+    for draft in (other / "hf", tiny_gguf.parent / "hf"):
+        spec = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device="cpu", draft=draft)
+        spec.load()
+        assert spec.draft is not None
+        for prefix, suffix in contexts()[::4]:
+            prompt = prompt_of(target, prefix, suffix)[-300:]
+            assert greedy_ids(spec, prompt) == greedy_ids(target, prompt)
+        spec.unload()
