@@ -310,6 +310,8 @@ export interface CompletionSettings {
   model: string;
   beam_width: number;
   read_check: boolean;
+  /** The beam's time per line (ms; 0: no limit), the prompt's reading included for the first. */
+  search_ms: number;
   /** Masked ("********") when set: the key stays on the server. */
   api_key: string;
   /** openai: servers: "suffix" (the API's suffix field) or a FIM family written into the prompt. */

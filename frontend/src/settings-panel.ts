@@ -45,6 +45,7 @@ class SettingsPanel {
   private readonly contextTokens = numberInput("setting-context-tokens", 64, 32768, 64);
   private readonly beamWidth = numberInput("setting-beam-width", 1, 8);
   private readonly readCheck = el("input", { type: "checkbox", testid: "setting-read-check" });
+  private readonly searchMs = numberInput("setting-search-ms", 0, 10000);
   private readonly model = el("input", {
     type: "text",
     testid: "setting-model",
@@ -84,6 +85,7 @@ class SettingsPanel {
       field("Context budget (tokens)", this.contextTokens),
       field("Beam width", this.beamWidth, "first line: the likeliest of this many candidates (1: greedy, fastest)"),
       field("Read check", this.readCheck, "rank the beam's lines by reading them with the lines below (slower, better)"),
+      field("Search time (ms)", this.searchMs, "the beam's time per line, the prompt's reading included; then the best so far (0: no limit)"),
       field("Model", this.model, "built in, a local file, a hub model (hf:) or a server (openai:, llamacpp:)"),
       field("Server API key", this.apiKey, "openai:/llamacpp: servers; kept on the server, never in a notebook"),
       field("Server FIM form", this.remoteFim, "openai: servers: how the prompt carries the code after the cursor"),
@@ -215,6 +217,7 @@ class SettingsPanel {
     this.contextTokens.value = String(settings.context_tokens);
     this.beamWidth.value = String(settings.beam_width);
     this.readCheck.checked = settings.read_check;
+    this.searchMs.value = String(settings.search_ms ?? 0);
     this.model.value = settings.model;
     this.apiKey.value = settings.api_key ?? "";
     this.remoteFim.value = settings.remote_fim ?? "suffix";
@@ -231,6 +234,7 @@ class SettingsPanel {
       context_tokens: int(this.contextTokens),
       beam_width: int(this.beamWidth),
       read_check: this.readCheck.checked,
+      search_ms: int(this.searchMs),
       model: this.model.value.trim() || "default",
       api_key: this.apiKey.value,
       remote_fim: this.remoteFim.value,

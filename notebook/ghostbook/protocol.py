@@ -260,7 +260,7 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 An empty text with done=true means "nothing to suggest".
 # suggestion_error {type, ref, message}
 # settings      {type, ref, settings: {enabled, debounce_ms, debounce_mode, max_new_tokens, context_tokens,
-#                 model, beam_width, read_check, api_key, remote_fim}, model: ModelStatus}
+#                 model, beam_width, read_check, search_ms, api_key, remote_fim}, model: ModelStatus}
 #                 (api_key is masked: "********" when one is set)
 # model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"downloading"|"loading"|"ready"|"error",
 #                 name, path, progress: float|null, message: str|null, bytes_done: int|null,

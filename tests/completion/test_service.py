@@ -62,6 +62,11 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     backend = ScriptedBackend("1")
     cells = [FakeCell("a", "code", "if x:\n    x = 1\n    "), FakeCell("b", "code", "total = ")]
     service, _, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r0", "b", 8))
+    assert (backend.params[0].beam, backend.params[0].search_ms, backend.params[0].rules.reading) == (8, 15, None)
+    backend.params.clear()  # the defaults: beam 8 in 15 ms, no read check; now with it
+    await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"read_check": True}))
+    service.cache.clear()
     await service.suggest("t1", suggest("r1", "b", 8))
     await service.suggest("t1", suggest("r2", "a", 20, "forced"))
     assert [(q.beam, q.blank_line) for q in backend.params] == [(8, False), (8, True)]  # the default, 8

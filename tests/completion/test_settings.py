@@ -9,8 +9,8 @@ from ghostbook.completion.settings import CompletionSettings, SettingsError, Set
 
 def test_defaults() -> None:
     s = CompletionSettings()
-    assert (s.enabled, s.debounce_ms, s.debounce_mode, s.context_tokens, s.model, s.beam_width, s.read_check) == (
-        True, 500, "fixed", 1024, "default", 8, True)
+    assert (s.enabled, s.debounce_ms, s.debounce_mode, s.context_tokens, s.model, s.beam_width, s.read_check,
+            s.search_ms) == (True, 500, "fixed", 1024, "default", 8, False, 15)
 
 
 @pytest.mark.parametrize("changes", [{"nope": 1}, {"enabled": "yes"}, {"debounce_ms": -1}, {"debounce_ms": True},

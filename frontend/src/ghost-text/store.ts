@@ -15,7 +15,8 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   context_tokens: 1024,
   model: "default",
   beam_width: 8,
-  read_check: true,
+  read_check: false,
+  search_ms: 15,
   api_key: "",
   remote_fim: "suffix",
 };

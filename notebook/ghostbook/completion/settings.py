@@ -30,16 +30,16 @@ class CompletionSettings:
     context_tokens: int = 1024
     model: str = "default"
     # Beam width for a suggestion's first line (1: greedy). In-process models only (llama.cpp,
-    # transformers); a small model's greedy line often runs on where a likelier short one exists, and
-    # with the read check a wider beam offers it better lines (shipped model, line start: beam 4 11.9%,
-    # beam 8 14.1% exact match, ~1.6x the time).
+    # transformers); a small model's greedy line often runs on where a likelier short one exists.
+    # With the read check: rank the beam's best first lines once more by reading them, and the next
+    # lines, as plain code (decoding.reading): HumanEval a little better, notebooks not, ~2.3x the time.
+    # `search_ms`: the time (ms) the beam may take for a line, the prompt's reading included for the
+    # first (so a cold prompt leaves it little and it is about greedy); then the best line so far wins,
+    # or greedy writes the rest of it. 0: no limit. The defaults are chosen by measurement (README,
+    # "Decode plans"); beam 8 + read check + no limit is the slow, widest search.
     beam_width: int = 8
-    # With a beam: rank its best first lines once more by reading them, and the next lines, as plain code
-    # (decoding.reading; ~1.6x the time of a beam alone, better lines).
-    read_check: bool = True
-    # The time (ms) each line's beam may search after the prompt is read; then the best line so far
-    # wins (or greedy writes the rest of it). 0: no limit.
-    search_ms: int = 0
+    read_check: bool = False
+    search_ms: int = 15
     # openai:/llamacpp: servers. The key (GHOSTBOOK_API_KEY wins) lives in this user's settings file,
     # never in a notebook, and is not sent to the browser. `remote_fim`: how an openai: server gets the
     # middle: "suffix" (the API's suffix field) or a FIM family whose template is written into the prompt.

@@ -66,8 +66,9 @@ class Clock:
         """A clock that runs out `ms` from now (0 or less: never)."""
         return cls(time.perf_counter() + ms / 1000 if ms > 0 else None)
 
-    def over(self) -> bool:
-        return self.deadline is not None and time.perf_counter() >= self.deadline
+    def over(self, step: float = 0.0) -> bool:
+        """Whether the deadline has passed, or would before another `step` (seconds) ends."""
+        return self.deadline is not None and time.perf_counter() + step >= self.deadline
 
 
 Logits = Callable[[Sequence[Sequence[int]]], np.ndarray]  # branches -> one row of next-token logits each
@@ -142,6 +143,7 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
     stopped: Hypothesis | None = None  # with `stop`: the end, before any line
     clock, late = search.clock, False
     clock.cut = False
+    began = time.perf_counter()
     for _ in range(search.max_new):
         grown: list[Hypothesis] = []
         if cancelled():
@@ -198,9 +200,11 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
             if fits is None or extra == FIT_STEPS:
                 break
             extra += 1
-        if clock.over():
+        now = time.perf_counter()
+        if clock.over(now - began):  # no time for another step like this one
             late = True
             break
+        began = now
     if stopped is not None:
         every.append(stopped)
         best = _better(best, stopped)
