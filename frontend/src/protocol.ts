@@ -316,6 +316,10 @@ export interface CompletionSettings {
   api_key: string;
   /** openai: servers: "suffix" (the API's suffix field) or a FIM family written into the prompt. */
   remote_fim: string;
+  /** transformers models: "auto" (CUDA where torch sees it), "cpu" or "cuda". */
+  device: string;
+  /** Greedy with speculative drafts from the notebook's own text (the same output). */
+  speculative: boolean;
 }
 export interface ModelStatus {
   state: "off" | "downloading" | "loading" | "ready" | "error";

@@ -63,6 +63,14 @@ class SettingsPanel {
     { testid: "setting-remote-fim" },
     ...REMOTE_FIM.map((name) => el("option", { value: name }, name === "suffix" ? "the API's suffix field" : name)),
   );
+  private readonly device = el(
+    "select",
+    { testid: "setting-device" },
+    el("option", { value: "auto" }, "auto (a GPU where torch sees one)"),
+    el("option", { value: "cpu" }, "cpu"),
+    el("option", { value: "cuda" }, "cuda (bfloat16)"),
+  );
+  private readonly speculative = el("input", { type: "checkbox", testid: "setting-speculative" });
   private readonly progress = el("progress", { class: "model-progress", testid: "model-progress", max: "1" });
   private readonly cancel = button("Cancel download", "cancel-download", "Stop the download", () =>
     this.store.connection.send({ type: "cancel_download" }),
@@ -89,6 +97,8 @@ class SettingsPanel {
       field("Model", this.model, "built in, a local file, a hub model (hf:) or a server (openai:, llamacpp:)"),
       field("Server API key", this.apiKey, "openai:/llamacpp: servers; kept on the server, never in a notebook"),
       field("Server FIM form", this.remoteFim, "openai: servers: how the prompt carries the code after the cursor"),
+      field("Device", this.device, "transformers models: where they run"),
+      field("Speculative decoding", this.speculative, "greedy drafts from the notebook's own text (same output, faster on repeated code)"),
       el(
         "div",
         { class: "settings-actions" },
@@ -221,6 +231,8 @@ class SettingsPanel {
     this.model.value = settings.model;
     this.apiKey.value = settings.api_key ?? "";
     this.remoteFim.value = settings.remote_fim ?? "suffix";
+    this.device.value = settings.device ?? "auto";
+    this.speculative.checked = settings.speculative ?? true;
   }
 
   private save(): void {
@@ -238,6 +250,8 @@ class SettingsPanel {
       model: this.model.value.trim() || "default",
       api_key: this.apiKey.value,
       remote_fim: this.remoteFim.value,
+      device: this.device.value,
+      speculative: this.speculative.checked,
     });
   }
 

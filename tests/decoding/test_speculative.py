@@ -56,8 +56,8 @@ def greedy_ids(b: Backend, prompt: list[int], max_new: int = 24) -> list[int]:
 
 
 def test_lookup_finds_what_followed_the_tail() -> None:
-    assert lookup([1, 2, 3, 4, 5, 9, 2, 3], 2) == [4, 5]
-    assert lookup([1, 2, 3, 4, 2, 3, 7, 8, 2, 3], 3) == [7, 8, 2]  # the latest occurrence wins
+    assert lookup([1, 2, 3, 4, 5, 9, 2, 3], 2, shortest=2) == [4, 5]
+    assert lookup([1, 2, 3, 4, 2, 3, 7, 8, 2, 3], 3, shortest=2) == [7, 8, 2]  # the latest occurrence wins
     assert lookup([5, 1, 2, 3, 9, 9, 4, 1, 2, 3], 2) == [9, 9]  # the longest tail (1, 2, 3) first
     assert lookup([1, 2, 3, 4], 3) == []  # no repeated tail
     assert lookup([7], 3) == [] and lookup([], 3) == []

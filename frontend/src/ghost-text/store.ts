@@ -19,6 +19,8 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   search_ms: 15,
   api_key: "",
   remote_fim: "suffix",
+  device: "auto",
+  speculative: true,
 };
 
 let refCounter = 0;

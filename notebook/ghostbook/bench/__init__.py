@@ -11,6 +11,7 @@ BENCHES: dict[str, str] = {
     "completion": "ghostbook.bench.completion",
     "kernel": "ghostbook.bench.kernel",  # the kernel adapter against a bare jupyter_client call
     "roundtrip": "ghostbook.bench.roundtrip",  # 1+1 over the websocket against a bare jupyter_client call
+    "speculative": "ghostbook.bench.speculative",  # greedy with and without speculative drafts
 }
 
 

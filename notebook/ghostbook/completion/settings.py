@@ -45,6 +45,11 @@ class CompletionSettings:
     # middle: "suffix" (the API's suffix field) or a FIM family whose template is written into the prompt.
     api_key: str = ""
     remote_fim: str = "suffix"
+    # In-process models: where a transformers model runs (auto: CUDA where torch sees a GPU, in bfloat16),
+    # and greedy with speculative drafts from the notebook's own text (`decoding.speculative`; the same
+    # tokens; `ghostbook bench speculative`: faster on copy-heavy cells, see README).
+    device: str = "auto"
+    speculative: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -65,7 +70,7 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
     for key, value in changes.items():
         if key not in known:
             raise SettingsError(f"unknown setting {key!r}")
-        if key in ("enabled", "read_check"):
+        if key in ("enabled", "read_check", "speculative"):
             if not isinstance(value, bool):
                 raise SettingsError(f"{key} must be true or false")
         elif key in _LIMITS:
@@ -87,6 +92,9 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
             if not isinstance(value, str) or len(value) > 4096 or any(c in value for c in "\r\n"):
                 raise SettingsError("api_key must be a single-line string")
             value = value.strip()
+        elif key == "device":
+            if value not in ("auto", "cpu", "cuda"):
+                raise SettingsError("device must be 'auto', 'cpu' or 'cuda'")
         elif key == "remote_fim":
             if value != "suffix" and value not in TEMPLATES:
                 raise SettingsError(f"remote_fim must be 'suffix' or one of {', '.join(sorted(TEMPLATES))}")

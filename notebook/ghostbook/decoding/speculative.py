@@ -12,19 +12,17 @@ notebook: the tokens that followed them there; copy-heavy edits repeat what is a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Sequence
+from typing import Protocol
 
 import numpy as np
 
 from ghostbook.models.backend import Drafts, Evaluation
 
-if TYPE_CHECKING:
-    from ghostbook.decoding.search import Run
-
-DRAFT_TOKENS = 8  # tokens proposed at a time
+DRAFT_TOKENS = 4  # tokens proposed at first; +2 after a draft kept whole, -1 after one cut short
+DRAFT_MAX = 16
 LOOKUP_MAX = 4  # the longest tail of the text looked up in the prompt
-LOOKUP_MIN = 2  # the shortest (one token matches too often to pay for the check)
+LOOKUP_MIN = 3  # the shortest (shorter tails match too often to pay for the check: bench speculative)
 
 
 def lookup(context: Sequence[int], k: int, longest: int = LOOKUP_MAX, shortest: int = LOOKUP_MIN) -> list[int]:
@@ -58,25 +56,44 @@ class DraftModel:
         return draft
 
 
+class Run(Protocol):
+    """What greedy needs of `decoding.search.Run` (the model, the end tokens, the cancel flag, emit)."""
+
+    @property
+    def model(self) -> Evaluation: ...
+    @property
+    def ends(self) -> Collection[int]: ...
+    @property
+    def cancelled(self) -> Callable[[], bool]: ...
+
+    def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray: ...
+
+    def send(self, tokens: Sequence[int]) -> None: ...
+
+
 def greedy(run: Run, drafts: Drafts, max_new: int, done: Sequence[int] = ()) -> None:
     """Greedy after `done` (tokens already emitted, no healing or line-start rule left to honour), at most
     `max_new` tokens, each draft checked in one evaluation."""
     done = list(done)
     model = DraftModel(drafts.model) if drafts.model is not None else None
     prompt = list(drafts.prompt)
-    left = max_new
+    left, size = max_new, DRAFT_TOKENS
     while left > 0:
         if run.cancelled():
             return
-        k = min(DRAFT_TOKENS, left - 1)
+        k = min(size, left - 1)
         draft = (model.propose(done, k) if model is not None else lookup([*prompt, *done], k)) if k else []
         rows = run.model.logits_along([*done, *draft], len(draft)) if draft else run.logits([done])
-        for i, row in enumerate(rows):
+        kept = 0  # draft tokens greedy picked too
+        for row in rows:
             token = int(np.argmax(row))
             if token in run.ends:
                 return
             run.send([token])
             done.append(token)
             left -= 1
-            if left == 0 or i == len(draft) or token != draft[i]:
+            if left == 0 or kept == len(draft) or token != draft[kept]:
                 break
+            kept += 1
+        if draft:  # the draft's length follows how much of it is kept (Hugging Face's assisted schedule)
+            size = min(size + 2, DRAFT_MAX) if kept == len(draft) else max(size - 1, 1)

@@ -89,7 +89,8 @@ def load_progress(report: Callable[[float], None] | None) -> Iterator[None]:
 
 
 _PROGRESS_LOCK = threading.Lock()
-# Speculative greedy (prompt lookup) by default: `ghostbook bench speculative` measures it
+# Greedy with prompt-lookup drafts (`decoding.speculative`): off for eval and benchmarks that open a model
+# themselves; the editor's `speculative` setting (on: `ghostbook bench speculative`, 1.2x) sets it.
 SPECULATIVE = False
 READER_CTX = 1024  # the read check's context: READ_CONTEXT tokens above, a line and the next lines
 

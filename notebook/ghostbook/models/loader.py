@@ -68,6 +68,7 @@ class ModelRegistry:
         self._task: asyncio.Task[None] | None = None
         self.prewarms: set[threading.Event] = set()  # cancel flags of speculative runs: any request stops them
         self.remote_options: tuple[str, str] = ("", "")  # (API key, FIM form) for openai:/llamacpp: servers
+        self.local_options: tuple[str, bool] = ("auto", True)  # (device, speculative) for in-process models
         self._download_cancel: threading.Event | None = None
         self.progress_every_s = 0.1  # load progress is broadcast at most this often
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -111,6 +112,16 @@ class ModelRegistry:
             self.remote_options = (key, family)
             if self.setting is not None and self.setting.split(":", 1)[0] in ("openai", "llamacpp"):
                 self.setting = None  # the next start() connects again
+
+    def configure_local(self, device: str, speculative: bool) -> None:
+        """In-process models: the `device` of a transformers model (a change loads it again) and whether
+        greedy drafts speculatively (applied at once)."""
+        if device != self.local_options[0] and self.setting is not None and \
+                getattr(self.backend, "device", device) != device:
+            self.setting = None  # the next start() loads it on the new device
+        self.local_options = (device, speculative)
+        if self.backend is not None and hasattr(self.backend, "speculative"):
+            self.backend.speculative = speculative
 
     def cancel_download(self) -> None:
         """Stop the download in progress (the status becomes an error saying so)."""
@@ -167,6 +178,10 @@ class ModelRegistry:
         report = self._throttled(lambda x: ModelStatus("loading", name, str(path), x, None))
         if hasattr(backend, "on_progress"):  # llama.cpp's own load callback
             backend.on_progress = report
+        if hasattr(backend, "device"):  # transformers: auto, cpu or cuda
+            backend.device = self.local_options[0]
+        if hasattr(backend, "speculative"):
+            backend.speculative = self.local_options[1]
 
         def load() -> None:
             if path.is_dir():  # transformers: its weights loop

@@ -110,7 +110,8 @@ class TransformersBackend(ThreadedGeneration):
         self.device = device or "auto"  # the setting: auto, cpu or cuda
         self.draft_path = draft
         self.draft: TransformersBackend | None = None
-        self.speculative = False  # greedy drafts by prompt lookup (a draft model drafts whenever there is one)
+        # greedy drafts by prompt lookup (the editor's setting; a draft model drafts whenever there is one)
+        self.speculative = False
         self._threads = threads
         self.info = BackendInfo(name or self.path.name, str(self.path), family or "", 0, 0)
         self.last_stats = GenStats()

@@ -1,0 +1,56 @@
+"""The transformers backend's `device` setting (auto/cpu/cuda) and the in-process options the settings
+carry to the model registry (device, speculative)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from ghostbook.completion.settings import CompletionSettings, SettingsError, validate
+from ghostbook.models.backend import ModelLoadError
+from ghostbook.models.loader import ModelRegistry
+from ghostbook.models.transformers_backend import TransformersBackend, pick_device
+
+no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is present")
+
+
+@no_gpu
+def test_cuda_without_a_gpu_is_a_clear_error(tiny_gguf: Path) -> None:
+    with pytest.raises(ModelLoadError, match="cuda but torch sees no GPU.*choose auto or cpu"):
+        pick_device("cuda")
+    b = TransformersBackend(tiny_gguf.parent / "hf", device="cuda")
+    with pytest.raises(ModelLoadError, match="sees no GPU"):
+        b.load()
+
+
+@no_gpu
+def test_auto_runs_on_the_cpu_in_float32(tiny_gguf: Path) -> None:
+    assert pick_device(None) == pick_device("auto") == "cpu"
+    b = TransformersBackend(tiny_gguf.parent / "hf", threads=1)
+    b.load()
+    assert b.info.extra == {"device": "cpu", "dtype": "float32"}
+    b.unload()
+
+
+def test_unknown_device_is_refused() -> None:
+    with pytest.raises(ModelLoadError, match="device must be one of auto, cpu, cuda"):
+        pick_device("tpu")
+    with pytest.raises(SettingsError, match="device must be 'auto', 'cpu' or 'cuda'"):
+        validate(CompletionSettings(), {"device": "gpu"})
+    with pytest.raises(SettingsError, match="speculative must be true or false"):
+        validate(CompletionSettings(), {"speculative": "yes"})
+    changed = validate(CompletionSettings(), {"device": "cpu", "speculative": False})
+    assert (changed.device, changed.speculative) == ("cpu", False)
+
+
+def test_registry_passes_the_options_to_the_backend(tiny_gguf: Path) -> None:
+    registry = ModelRegistry()
+    b = TransformersBackend(tiny_gguf.parent / "hf")
+    registry.backend, registry.setting = b, str(tiny_gguf.parent / "hf")
+    registry.configure_local("auto", True)
+    assert b.speculative is True and registry.setting is not None
+    registry.configure_local("auto", False)
+    assert b.speculative is False
+    registry.configure_local("cpu", False)  # another device: the model is loaded again
+    assert registry.setting is None and registry.local_options == ("cpu", False)
