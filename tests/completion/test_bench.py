@@ -15,8 +15,9 @@ def test_bench_completion_runs(tiny_gguf: Path, capsys: pytest.CaptureFixture[st
     for needle in ("cold (server)", "cold (bare llama-cpp)", "+1 line, warm KV", "server overhead",
                    "prompt tokens reused after +1 line", "typed-through model calls", "typing session:",
                    "HumanEval single-line through the service",
-                   "default (beam 8 + read check) vs greedy", "cold, first text", "warm, whole", "default/greedy",
-                   "HumanEval exact match      greedy"):
+                   "default (beam 8, read check off, search 15 ms) vs greedy vs wide", "cold, first text",
+                   "warm, whole", "default/greedy", "HumanEval exact match      greedy",
+                   "default  cancel -> model free"):
         assert needle in out
 
 

@@ -3,8 +3,10 @@
 On the same prompts, in one run: a cold request (empty KV cache), the request after adding one line
 (KV prefix reuse), a typed-through request (expects 0 model calls), and the server's overhead over a
 bare `Llama.generate` of the same prompt ids for the same number of tokens (all greedy). Then the
-settings' beam for the first line, with and without its read check, against greedy, side by side:
-request time and, with `--humaneval`, exact match through the service. Prints tables and ratios.
+default decoding (the settings' defaults) against greedy and the widest search (beam + read check, no
+time limit), side by side, cold and warm: time to the first text and to the whole suggestion, how soon a
+keystroke frees the model, and with `--humaneval`, exact match through the service. Prints tables and
+ratios.
 """
 
 from __future__ import annotations
