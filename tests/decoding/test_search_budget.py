@@ -54,3 +54,23 @@ def test_shipped_model_spent_budget_is_greedy(shipped: LlamaCppBackend) -> None:
         plan = DecodePlan(16, beam=8, search_ms=1, made=time.perf_counter() - 1)
         stats = shipped.generate(prompt, plan, threading.Event().is_set, out.append)
         assert [t.id for t in out] == greedy and not stats.cancelled
+
+
+def test_a_keystroke_stops_the_prompt_within_a_few_tokens(shipped: LlamaCppBackend) -> None:
+    """The cancel flag is read every `PROMPT_CHUNK` (16) prompt tokens (~5 ms on a small CPU), so a newer
+    request waits for at most one such chunk: cancelled at the second look, at most 32 tokens were read."""
+    from ghostbook.models.llamacpp_backend import PROMPT_CHUNK
+
+    prompt = max(humaneval_prompts(shipped, 4), key=len)
+    assert len(prompt) > 64
+    shipped.forget()
+    looks = [0]
+
+    def cancelled() -> bool:
+        looks[0] += 1
+        return looks[0] > 2
+
+    stats = shipped.generate(prompt, DecodePlan(16, beam=8), cancelled, lambda token: None)
+    assert stats.cancelled and stats.generated == 0
+    assert max(len(held) for held in shipped._seqs.held) <= 32 and PROMPT_CHUNK <= 16
+    shipped.forget()
