@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The transformers backend on a GPU (issue #17.5/6), for a machine with CUDA (none on the dev box).
+# Run from the repository root with the project's venv (or a python with torch+transformers+ghostbook):
+#     bash bench/gpu_check.sh [PYTHON]        # about 2-4 minutes on one GPU, no network needed
+# It (1) says what torch sees, (2) exports the shipped GGUF as a transformers folder, (3) runs the
+# transformers/speculative/device tests (device auto = cuda, bfloat16), (4) prints `ghostbook bench
+# speculative` on cuda and on cpu for the same model, (5) a random ~0.5B Llama (Qwen2.5-0.5B's shape) for
+# tokens/s at a realistic size. Record the printed numbers in the README (GPU paragraph).
+set -uo pipefail
+PY=${1:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
+WORK=${GPU_CHECK_DIR:-$(mktemp -d)}
+export PYTHONPATH=${PYTHONPATH:-}:notebook:kernels:.
+echo "== 1. torch"; nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null
+"$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__,
+"cuda", torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else "-",
+"bf16", torch.cuda.is_available() and torch.cuda.is_bf16_supported())' || exit 1
+
+echo "== 2. the shipped model as a transformers folder: $WORK/shipped-hf"
+"$PY" - "$WORK/shipped-hf" <<'PYEOF' || exit 1
+import sys
+from pathlib import Path
+from tokenizers import Tokenizer
+from ghostbook.models.catalog import default_model_path
+from ghostbook.training.continued import gguf_to_state, v2_preset
+from ghostbook.training.export import export_hf
+from ghostbook.training.model import build_model, llama_config
+from ghostbook.training.tokenizer import special_ids
+gguf = default_model_path()
+tok_path = gguf.parent / "tokenizer.json"
+special = special_ids(Tokenizer.from_file(str(tok_path)))
+preset = v2_preset(1)
+model = build_model(llama_config(preset.shape, special))
+model.load_state_dict(gguf_to_state(gguf, preset, special))
+print(export_hf(model, tok_path, Path(sys.argv[1])))
+PYEOF
+
+echo "== 3. tests (device auto: cuda where torch sees it)"
+timeout 600 "$PY" -m pytest -q -p no:cacheprovider tests/models/test_transformers_backend.py \
+    tests/models/test_device.py tests/decoding/test_speculative.py 2>&1 | tail -15
+
+for dev in cuda cpu; do
+  echo "== 4. bench speculative, shipped model as transformers, $dev"
+  timeout 300 "$PY" -m ghostbook bench speculative --model "$WORK/shipped-hf" --device $dev --repeat 3 \
+      --notebooks 30 2>&1 | grep -v "Loading weights"
+done
+
+echo "== 5. a random Llama of Qwen2.5-0.5B's shape (896 x 24 layers), cuda bf16: tokens/s"
+"$PY" - "$WORK/big-hf" <<'PYEOF' && timeout 300 "$PY" -m ghostbook bench speculative --model "$WORK/big-hf" \
+    --device cuda --repeat 2 --max-new 64 2>&1 | grep -v "Loading weights"
+import sys
+from dataclasses import replace
+from pathlib import Path
+from tokenizers import Tokenizer
+from ghostbook.models.catalog import default_model_path
+from ghostbook.training.export import export_hf
+from ghostbook.training.model import ModelShape, build_model, llama_config
+from ghostbook.training.tokenizer import special_ids
+tok_path = default_model_path().parent / "tokenizer.json"
+tok = Tokenizer.from_file(str(tok_path))
+shape = ModelShape(vocab_size=tok.get_vocab_size(), hidden_size=896, intermediate_size=4864,
+                   num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=2048)
+print(export_hf(build_model(llama_config(shape, special_ids(tok))), tok_path, Path(sys.argv[1])))
+PYEOF
+echo "== done"
