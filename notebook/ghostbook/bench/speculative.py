@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from pathlib import Path
 
 from ghostbook.decoding.plan import DecodePlan
-from ghostbook.models.backend import Backend, TokenOut
+from ghostbook.models.backend import Backend, ModelLoadError, TokenOut
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.templates import build_prompt, get_template, stop_ids
 
@@ -107,7 +108,11 @@ def main(argv: list[str]) -> int:
     path = args.model or default_model_path()
     if path is None:
         parser.error("no shipped model: pass --model")
-    b = open_model(path, args.draft, args.device, args.threads)
+    try:
+        b = open_model(path, args.draft, args.device, args.threads)
+    except ModelLoadError as exc:
+        print(f"ghostbook bench speculative: {exc}", file=sys.stderr)
+        return 1
     print(f"model {path.name} ({b.info.extra.get('device', 'cpu')}), draft: "
           f"{args.draft.name if args.draft else 'prompt lookup'}, {args.max_new} new tokens, median of {args.repeat}")
     print(f"{'case':<20} {'tokens':>6} {'plain tok/s':>12} {'spec tok/s':>11} {'speedup':>8}  same")
@@ -139,4 +144,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(__import__("sys").argv[1:]))
+    raise SystemExit(main(sys.argv[1:]))
