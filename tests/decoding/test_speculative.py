@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ghostbook.decoding.plan import DecodePlan
@@ -86,6 +87,17 @@ def test_shipped_model_same_tokens_fewer_decodes(shipped: LlamaCppBackend) -> No
     assert fast_calls < plain_calls
 
 
+def count_forward(b: TransformersBackend, calls: list[int], at: int) -> None:
+    """Count `b`'s model's forward passes in `calls[at]`."""
+    forward = b._model.forward
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[at] += 1
+        return forward(*args, **kwargs)
+
+    b._model.forward = counted
+
+
 @pytest.fixture(scope="module")
 def target(tiny_gguf: Path) -> TransformersBackend:
     b = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device="cpu")
@@ -115,7 +127,15 @@ def test_draft_model_same_tokens(target: TransformersBackend, tiny_gguf: Path,
         spec = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device="cpu", draft=draft)
         spec.load()
         assert spec.draft is not None
-        for prefix, suffix in contexts()[::4]:
-            prompt = prompt_of(target, prefix, suffix)[-300:]
-            assert greedy_ids(spec, prompt) == greedy_ids(target, prompt)
+        calls = [0, 0]  # forward passes of the target: plain, with the draft model
+        for i, b in enumerate((target, spec)):
+            count_forward(b, calls, i)
+        try:
+            for prefix, suffix in contexts()[::4]:
+                prompt = prompt_of(target, prefix, suffix)[-300:]
+                assert greedy_ids(spec, prompt) == greedy_ids(target, prompt)
+        finally:
+            del target._model.forward
+        if draft == tiny_gguf.parent / "hf":  # its own draft: every draft kept, 24 tokens in a few calls
+            assert calls[1] * 3 < calls[0], calls
         spec.unload()
