@@ -35,14 +35,16 @@ def test_settings_persist_per_user(server: Server, page: Page, ghost_model: str)
     expect(panel.get_by_test_id("setting-enabled")).to_be_checked()
     expect(panel.get_by_test_id("setting-debounce")).to_have_value("500")
     expect(panel.get_by_test_id("setting-beam-width")).to_have_value("8")
-    expect(panel.get_by_test_id("setting-read-check")).to_be_checked()
+    expect(panel.get_by_test_id("setting-read-check")).not_to_be_checked()
+    expect(panel.get_by_test_id("setting-search-ms")).to_have_value("15")
     expect(panel.get_by_test_id("setting-model")).to_have_value(ghost_model)
     panel.get_by_test_id("setting-debounce").fill("800")
     panel.get_by_test_id("setting-debounce-mode").select_option("adaptive")
     panel.get_by_test_id("setting-max-tokens").fill("24")
     panel.get_by_test_id("setting-context-tokens").fill("512")
     panel.get_by_test_id("setting-beam-width").fill("2")
-    panel.get_by_test_id("setting-read-check").uncheck()
+    panel.get_by_test_id("setting-read-check").check()
+    panel.get_by_test_id("setting-search-ms").fill("0")
     panel.get_by_test_id("settings-save").click()
     for _ in range(50):
         if settings_file(server).get("debounce_ms") == 800:
@@ -51,7 +53,7 @@ def test_settings_persist_per_user(server: Server, page: Page, ghost_model: str)
     saved = settings_file(server)
     assert saved["debounce_ms"] == 800 and saved["debounce_mode"] == "adaptive"
     assert saved["max_new_tokens"] == 24 and saved["context_tokens"] == 512 and saved["model"] == ghost_model
-    assert saved["beam_width"] == 2 and saved["read_check"] is False
+    assert saved["beam_width"] == 2 and saved["read_check"] is True and saved["search_ms"] == 0
 
     # a fresh page (another tab, later) reads them back from the server
     page.reload()
@@ -61,7 +63,8 @@ def test_settings_persist_per_user(server: Server, page: Page, ghost_model: str)
     expect(panel.get_by_test_id("setting-debounce-mode")).to_have_value("adaptive")
     expect(panel.get_by_test_id("setting-max-tokens")).to_have_value("24")
     expect(panel.get_by_test_id("setting-beam-width")).to_have_value("2")
-    expect(panel.get_by_test_id("setting-read-check")).not_to_be_checked()
+    expect(panel.get_by_test_id("setting-read-check")).to_be_checked()
+    expect(panel.get_by_test_id("setting-search-ms")).to_have_value("0")
 
     # a value the server refuses shows its message, and nothing changes
     panel.get_by_test_id("setting-debounce").fill("99999")
