@@ -320,6 +320,8 @@ export interface CompletionSettings {
   device: string;
   /** Greedy with speculative drafts from the notebook's own text (the same output). */
   speculative: boolean;
+  /** transformers models: a draft model's folder for speculative greedy ("" : prompt lookup). */
+  draft_model: string;
 }
 export interface ModelStatus {
   state: "off" | "downloading" | "loading" | "ready" | "error";

@@ -71,6 +71,12 @@ class SettingsPanel {
     el("option", { value: "cuda" }, "cuda (bfloat16)"),
   );
   private readonly speculative = el("input", { type: "checkbox", testid: "setting-speculative" });
+  private readonly draftModel = el("input", {
+    type: "text",
+    testid: "setting-draft-model",
+    placeholder: "/path/small-model-folder (optional)",
+    spellcheck: "false",
+  });
   private readonly progress = el("progress", { class: "model-progress", testid: "model-progress", max: "1" });
   private readonly cancel = button("Cancel download", "cancel-download", "Stop the download", () =>
     this.store.connection.send({ type: "cancel_download" }),
@@ -99,6 +105,7 @@ class SettingsPanel {
       field("Server FIM form", this.remoteFim, "openai: servers: how the prompt carries the code after the cursor"),
       field("Device", this.device, "transformers models: where they run"),
       field("Speculative decoding", this.speculative, "greedy drafts from the notebook's own text (same output, faster on repeated code)"),
+      field("Draft model", this.draftModel, "transformers models: a smaller one with the same vocabulary drafts instead"),
       el(
         "div",
         { class: "settings-actions" },
@@ -233,6 +240,7 @@ class SettingsPanel {
     this.remoteFim.value = settings.remote_fim ?? "suffix";
     this.device.value = settings.device ?? "auto";
     this.speculative.checked = settings.speculative ?? true;
+    this.draftModel.value = settings.draft_model ?? "";
   }
 
   private save(): void {
@@ -252,6 +260,7 @@ class SettingsPanel {
       remote_fim: this.remoteFim.value,
       device: this.device.value,
       speculative: this.speculative.checked,
+      draft_model: this.draftModel.value.trim(),
     });
   }
 

@@ -40,8 +40,10 @@ def test_unknown_device_is_refused() -> None:
         validate(CompletionSettings(), {"device": "gpu"})
     with pytest.raises(SettingsError, match="speculative must be true or false"):
         validate(CompletionSettings(), {"speculative": "yes"})
-    changed = validate(CompletionSettings(), {"device": "cpu", "speculative": False})
-    assert (changed.device, changed.speculative) == ("cpu", False)
+    changed = validate(CompletionSettings(), {"device": "cpu", "speculative": False, "draft_model": " /m "})
+    assert (changed.device, changed.speculative, changed.draft_model) == ("cpu", False, "/m")
+    with pytest.raises(SettingsError, match="draft_model must be a folder path or empty"):
+        validate(CompletionSettings(), {"draft_model": 3})
 
 
 def test_registry_passes_the_options_to_the_backend(tiny_gguf: Path) -> None:
@@ -53,4 +55,20 @@ def test_registry_passes_the_options_to_the_backend(tiny_gguf: Path) -> None:
     registry.configure_local("auto", False)
     assert b.speculative is False
     registry.configure_local("cpu", False)  # another device: the model is loaded again
-    assert registry.setting is None and registry.local_options == ("cpu", False)
+    assert registry.setting is None and registry.local_options == ("cpu", False, "")
+    registry.setting = str(tiny_gguf.parent / "hf")
+    registry.configure_local("cpu", False, str(tiny_gguf.parent / "hf"))  # a draft model: loaded again
+    assert registry.setting is None
+
+
+async def test_registry_loads_the_draft_model(tiny_gguf: Path, tmp_path: Path) -> None:
+    """The settings' draft model reaches the transformers backend; a bad one is a clear error."""
+    hf = str(tiny_gguf.parent / "hf")
+    registry = ModelRegistry()
+    registry.configure_local("cpu", True, hf)
+    backend = await registry.ensure(hf)
+    assert isinstance(backend, TransformersBackend) and backend.draft is not None and backend.speculative
+    registry.configure_local("cpu", True, str(tmp_path))
+    assert await registry.ensure(hf) is None
+    assert registry.status.state == "error" and registry.status.message is not None
+    assert registry.status.message.startswith("draft model: not a transformers model folder")

@@ -21,6 +21,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   remote_fim: "suffix",
   device: "auto",
   speculative: true,
+  draft_model: "",
 };
 
 let refCounter = 0;

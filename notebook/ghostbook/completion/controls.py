@@ -26,7 +26,7 @@ class SettingsController:
         self._send, self._broadcast, self._on_model_change = send, broadcast, on_model_change
         self._unsubscribe = registry.subscribe(self._on_model_status)
         registry.configure_remote(store.current.api_key, store.current.remote_fim)
-        registry.configure_local(store.current.device, store.current.speculative)
+        registry.configure_local(store.current.device, store.current.speculative, store.current.draft_model)
         if store.current.enabled:
             registry.start(store.current.model)
 
@@ -66,7 +66,7 @@ class SettingsController:
         if after.model != before.model:
             self._on_model_change()
         self.registry.configure_remote(after.api_key, after.remote_fim)
-        self.registry.configure_local(after.device, after.speculative)
+        self.registry.configure_local(after.device, after.speculative, after.draft_model)
         if after.enabled:  # choosing a model that failed (a download) once more tries again
             self.registry.start(after.model, force="model" in changes)
         self._send(client_id, self.settings_message(message.ref))

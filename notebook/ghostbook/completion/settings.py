@@ -50,6 +50,9 @@ class CompletionSettings:
     # tokens; `ghostbook bench speculative`: faster on copy-heavy cells, see README).
     device: str = "auto"
     speculative: bool = True
+    # A transformers target's draft model for speculative greedy: a local transformers folder with the
+    # same vocabulary (a smaller model of the family); "" drafts by prompt lookup.
+    draft_model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -95,6 +98,10 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
         elif key == "device":
             if value not in ("auto", "cpu", "cuda"):
                 raise SettingsError("device must be 'auto', 'cpu' or 'cuda'")
+        elif key == "draft_model":
+            if not isinstance(value, str) or len(value) > 4096 or any(c in value for c in "\r\n"):
+                raise SettingsError("draft_model must be a folder path or empty")
+            value = value.strip()
         elif key == "remote_fim":
             if value != "suffix" and value not in TEMPLATES:
                 raise SettingsError(f"remote_fim must be 'suffix' or one of {', '.join(sorted(TEMPLATES))}")

@@ -68,7 +68,7 @@ class ModelRegistry:
         self._task: asyncio.Task[None] | None = None
         self.prewarms: set[threading.Event] = set()  # cancel flags of speculative runs: any request stops them
         self.remote_options: tuple[str, str] = ("", "")  # (API key, FIM form) for openai:/llamacpp: servers
-        self.local_options: tuple[str, bool] = ("auto", True)  # (device, speculative) for in-process models
+        self.local_options: tuple[str, bool, str] = ("auto", True, "")  # (device, speculative, draft model)
         self._download_cancel: threading.Event | None = None
         self.progress_every_s = 0.1  # load progress is broadcast at most this often
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -113,13 +113,13 @@ class ModelRegistry:
             if self.setting is not None and self.setting.split(":", 1)[0] in ("openai", "llamacpp"):
                 self.setting = None  # the next start() connects again
 
-    def configure_local(self, device: str, speculative: bool) -> None:
-        """In-process models: the `device` of a transformers model (a change loads it again) and whether
-        greedy drafts speculatively (applied at once)."""
-        if device != self.local_options[0] and self.setting is not None and \
-                getattr(self.backend, "device", device) != device:
-            self.setting = None  # the next start() loads it on the new device
-        self.local_options = (device, speculative)
+    def configure_local(self, device: str, speculative: bool, draft: str = "") -> None:
+        """In-process models: the `device` and `draft` model of a transformers model (a change loads it
+        again) and whether greedy drafts speculatively (applied at once)."""
+        if (device, draft) != self.local_options[::2] and self.setting is not None and \
+                hasattr(self.backend, "device"):
+            self.setting = None  # the next start() loads it with the new options
+        self.local_options = (device, speculative, draft)
         if self.backend is not None and hasattr(self.backend, "speculative"):
             self.backend.speculative = speculative
 
@@ -178,8 +178,9 @@ class ModelRegistry:
         report = self._throttled(lambda x: ModelStatus("loading", name, str(path), x, None))
         if hasattr(backend, "on_progress"):  # llama.cpp's own load callback
             backend.on_progress = report
-        if hasattr(backend, "device"):  # transformers: auto, cpu or cuda
+        if hasattr(backend, "device") and hasattr(backend, "draft_path"):  # transformers: device, draft model
             backend.device = self.local_options[0]
+            backend.draft_path = Path(self.local_options[2]) if self.local_options[2] else None
         if hasattr(backend, "speculative"):
             backend.speculative = self.local_options[1]
 

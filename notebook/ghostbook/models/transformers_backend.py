@@ -169,8 +169,12 @@ class TransformersBackend(ThreadedGeneration):
         self.info = BackendInfo(self.info.name, str(self.path), family, int(model.config.max_position_embeddings),
                                 n_vocab, {"device": device, "dtype": str(model.dtype).removeprefix("torch.")})
         if self.draft_path is not None:
-            self.draft = TransformersBackend(self.draft_path, family, device=device, threads=self._threads)
-            self.draft.load()
+            self.draft = TransformersBackend(self.draft_path.expanduser(), family, device=device, threads=self._threads)
+            try:
+                self.draft.load()
+            except ModelLoadError as exc:
+                self.draft = None
+                raise ModelLoadError(f"draft model: {exc}") from None
             if self.draft.vocab.pieces != self.vocab.pieces:
                 self.draft = None
                 raise ModelLoadError(f"the draft model {self.draft_path} has another vocabulary than {self.path}")
