@@ -34,8 +34,8 @@ model.load_state_dict(gguf_to_state(gguf, preset, special))
 print(export_hf(model, tok_path, Path(sys.argv[1])))
 PYEOF
 
-echo "== 3. tests (device auto: cuda where torch sees it)"
-timeout 600 "$PY" -m pytest -q -p no:cacheprovider tests/models/test_transformers_backend.py \
+echo "== 3. tests (device auto, and the speculative tests' transformers models, on cuda)"
+GHOSTBOOK_TEST_DEVICE=cuda timeout 600 "$PY" -m pytest -q -p no:cacheprovider tests/models/test_transformers_backend.py \
     tests/models/test_device.py tests/decoding/test_speculative.py 2>&1 | tail -15
 
 for dev in cuda cpu; do

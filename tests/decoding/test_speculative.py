@@ -3,6 +3,7 @@ on transformers, a draft model for a transformers target; always greedy's own to
 
 from __future__ import annotations
 
+import os
 import sysconfig
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from ghostbook.models.transformers_backend import TransformersBackend
 from tests.models.conftest import build_tiny_gguf
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
+DEVICE = os.environ.get("GHOSTBOOK_TEST_DEVICE", "cpu")  # bench/gpu_check.sh: cuda
 
 # copy-heavy notebook edits: a cell that repeats a pattern from the cells above
 COPY_CELLS = '''import pandas as pd
@@ -100,7 +102,7 @@ def count_forward(b: TransformersBackend, calls: list[int], at: int) -> None:
 
 @pytest.fixture(scope="module")
 def target(tiny_gguf: Path) -> TransformersBackend:
-    b = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device="cpu")
+    b = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device=DEVICE)
     b.load()
     return b
 
@@ -124,7 +126,7 @@ def test_draft_model_same_tokens(target: TransformersBackend, tiny_gguf: Path,
     other = tmp_path_factory.mktemp("draft")
     build_tiny_gguf(other, seed=1)
     for draft in (other / "hf", tiny_gguf.parent / "hf"):
-        spec = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device="cpu", draft=draft)
+        spec = TransformersBackend(tiny_gguf.parent / "hf", threads=1, device=DEVICE, draft=draft)
         spec.load()
         assert spec.draft is not None
         calls = [0, 0]  # forward passes of the target: plain, with the draft model
