@@ -21,6 +21,13 @@ def test_bench_completion_runs(tiny_gguf: Path, capsys: pytest.CaptureFixture[st
         assert needle in out
 
 
+def test_bench_plans_table(tiny_gguf: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["completion", "--model", str(tiny_gguf), "--cases", "1", "--max-new-tokens", "8",
+                 "--context-tokens", "256", "--humaneval", "800", "--plans"]) == 0
+    out = capsys.readouterr().out
+    assert "HumanEval cold" in out and "beam 8 within 15 ms" in out and "greedy" in out
+
+
 def test_bench_reports_a_missing_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["completion", "--model", str(tmp_path / "none.gguf"), "--cases", "1"]) == 1
     assert "model file not found" in capsys.readouterr().out

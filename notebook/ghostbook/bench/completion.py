@@ -131,9 +131,11 @@ def bare(backend: LlamaCppBackend, prompt: list[int], n: int) -> float:
     return took
 
 
-async def humaneval(registry: ModelRegistry, store: SettingsStore, stride: int) -> tuple[int, int, list[float]]:
+async def humaneval(registry: ModelRegistry, store: SettingsStore, stride: int,
+                    warm: bool = False) -> tuple[int, int, list[float]]:
     """HumanEval single-line infilling through the whole completion service (context, healing, filters):
-    (tasks, exact first lines, latencies). Each task is a one-cell notebook, cursor at the masked line."""
+    (tasks, exact first lines, latencies). Each task is a one-cell notebook, cursor at the masked line;
+    `warm`: the same request once before (its prompt in the KV cache, as while typing in a cell)."""
     from ghostbook.eval.tasks import humaneval_single_line
 
     tasks = humaneval_single_line()[::stride]
@@ -143,6 +145,9 @@ async def humaneval(registry: ModelRegistry, store: SettingsStore, stride: int) 
         cells = [Cell("c", "code", task.prefix + task.suffix)]
         service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None, registry,
                                     store)
+        if warm:
+            await timed(service, f"w{k}", "c", len(task.prefix))
+            service.cache.clear()
         latencies.append(await timed(service, f"h{k}", "c", len(task.prefix)))
         text = str(outbox.done[f"h{k}"]["text"])
         exact += text.split("\n")[0].strip() == task.middle.strip()
@@ -155,6 +160,67 @@ def row(name: str, values: list[float]) -> str:
         return f"{name:<28} {'n/a':>9}"
     q = statistics.quantiles(values, n=20) if len(values) > 1 else [values[0]] * 19
     return f"{name:<28} {statistics.median(values):9.1f} {q[18]:9.1f} {statistics.fmean(values):9.1f} {len(values):5d}"
+
+
+async def cold_and_warm(registry: ModelRegistry, store: SettingsStore, cases: list,
+                        label: str = "") -> dict[str, list[float]]:
+    """Each case with the current settings cold (empty KV cache) and warm (one more line typed above the
+    cursor: the prompt's start is in the KV cache): ms until the first text and the whole suggestion."""
+    got: dict[str, list[float]] = {"cold first": [], "cold": [], "warm first": [], "warm": []}
+    for k, (cells, index, cursor, _) in enumerate(cases):
+        outbox = Outbox()
+        service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None,
+                                    registry, store)
+        backend = registry.backend
+        assert backend is not None
+        for kind in ("cold", "warm"):
+            cell, src = cells[index], cells[index].source
+            at = cursor
+            if kind == "cold":
+                backend.forget()
+            else:
+                cell.source = src[:cursor] + "x = 1\n" + src[cursor:]
+                at = cursor + 6
+            ref = f"{k}{kind}{label}"
+            start = time.perf_counter()
+            got[kind].append(await timed(service, ref, cell.id, at))
+            if ref in outbox.first_text:
+                got[f"{kind} first"].append((outbox.first_text[ref] - start) * 1000)
+            service.cache.clear()
+            cell.source = src
+        await service.close()
+    return got
+
+
+# The decode plans `--plans` compares (README, "Decode plans"): settings for each.
+PLANS: dict[str, dict[str, object]] = {
+    "greedy": {"beam_width": 1, "read_check": False, "search_ms": 0},
+    "beam 2": {"beam_width": 2, "read_check": False, "search_ms": 0},
+    "beam 4": {"beam_width": 4, "read_check": False, "search_ms": 0},
+    "beam 4 + read check": {"beam_width": 4, "read_check": True, "search_ms": 0},
+    "beam 8": {"beam_width": 8, "read_check": False, "search_ms": 0},
+    "beam 8 + read check": {"beam_width": 8, "read_check": True, "search_ms": 0},
+    "beam 4 within 15 ms": {"beam_width": 4, "read_check": False, "search_ms": 15},
+    "beam 8 within 15 ms": {"beam_width": 8, "read_check": False, "search_ms": 15},
+    "beam 8 within 30 ms": {"beam_width": 8, "read_check": False, "search_ms": 30},
+}
+
+
+async def plans(registry: ModelRegistry, store: SettingsStore, cases: list, humaneval_stride: int) -> None:
+    """For each of `PLANS`: server first text p50 / p95 cold and warm and, with `humaneval_stride`,
+    HumanEval exact match through the service, cold and warm (a time budget buys more when warm). The
+    notebook benchmark's columns come from `ghostbook eval default --tasks notebook --split validation`
+    with the same settings."""
+    print(f"\n{'plan':<24}{'cold first':>16}{'warm first':>16}{'HumanEval cold':>16}{'warm':>8}")
+    for label, settings in PLANS.items():
+        store.update(settings)
+        got = await cold_and_warm(registry, store, cases, label)
+        cols = [_p50_p95(got["cold first"]), _p50_p95(got["warm first"])]
+        line = f"{label:<24}" + "".join(f"{p50:8.0f} /{p95:6.0f}" for p50, p95 in cols)
+        if humaneval_stride:
+            scores = [await humaneval(registry, store, humaneval_stride, warm) for warm in (False, True)]
+            line += "".join(f"{exact / max(1, total):>12.1%}" for total, exact, _ in scores)
+        print(line, flush=True)
 
 
 async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, cases: list, beam: int,
@@ -174,29 +240,7 @@ async def beam_versus_greedy(registry: ModelRegistry, store: SettingsStore, case
     scores: dict[str, tuple[int, int]] = {}
     for label, settings in configs.items():
         store.update(settings)
-        got: dict[str, list[float]] = {"cold first": [], "cold": [], "warm first": [], "warm": []}
-        for k, (cells, index, cursor, _) in enumerate(cases):
-            outbox = Outbox()
-            service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None,
-                                        registry, store)
-            backend = registry.backend
-            assert backend is not None
-            for kind in ("cold", "warm"):
-                cell, src = cells[index], cells[index].source
-                at = cursor
-                if kind == "cold":
-                    backend.forget()
-                else:  # one more line typed above the cursor: the prompt's start is in the KV cache
-                    cell.source = src[:cursor] + "x = 1\n" + src[cursor:]
-                    at = cursor + 6
-                ref = f"{k}{kind}{label}"
-                start = time.perf_counter()
-                got[kind].append(await timed(service, ref, cell.id, at))
-                if ref in outbox.first_text:
-                    got[f"{kind} first"].append((outbox.first_text[ref] - start) * 1000)
-                service.cache.clear()
-                cell.source = src
-            await service.close()
+        got = await cold_and_warm(registry, store, cases, label)
         rows[label] = got
         if label != "greedy":
             got["cancel"] = await cancel_latency(registry, store, cases[:10])
@@ -269,7 +313,7 @@ def _p50_p95(values: list[float]) -> tuple[float, float]:
 
 
 async def run(model: str, n: int, max_new: int, context: int, repeat: int, layout: str | None,
-              humaneval_stride: int, beam: int = 4, decoding_only: bool = False) -> int:
+              humaneval_stride: int, beam: int = 4, decoding_only: bool = False, plans_only: bool = False) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = SettingsStore(Path(tmp) / "settings.json")
         store.update({"model": model, "max_new_tokens": max_new, "context_tokens": context, "beam_width": 1})
@@ -283,6 +327,10 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
         info = backend.info
         print(f"model {info.path} ({info.family}, layout {info.extra.get('layout') or 'family default'}, vocab "
               f"{info.n_vocab}, n_ctx {info.n_ctx}); max_new_tokens {max_new}, context_tokens {context}, {n} cases")
+        if plans_only:
+            await plans(registry, store, notebook_cases(n), humaneval_stride)
+            await registry.close()
+            return 0
         if decoding_only:
             await beam_versus_greedy(registry, store, notebook_cases(n), beam, humaneval_stride)
             await registry.close()
@@ -378,6 +426,8 @@ def main(argv: list[str]) -> int:
                         help="the wide search's beam width, compared with greedy and the default (1: skip)")
     parser.add_argument("--decoding", action="store_true",
                         help="only the default-vs-greedy, cold-vs-warm table")
+    parser.add_argument("--plans", action="store_true",
+                        help="only the decode plans table: first text cold/warm (and HumanEval) per plan")
     parser.add_argument("--remote", action="store_true",
                         help="only remote vs in-process: the same requests through an openai: server running the "
                              "same GGUF (llama_cpp.server started on loopback, or --remote-url)")
@@ -389,4 +439,4 @@ def main(argv: list[str]) -> int:
         return remote.main(args.model, notebook_cases(args.cases), args.max_new_tokens, args.context_tokens,
                            args.remote_url)
     return asyncio.run(run(args.model, args.cases, args.max_new_tokens, args.context_tokens,
-                           args.repeat, args.layout, args.humaneval, args.beam, args.decoding))
+                           args.repeat, args.layout, args.humaneval, args.beam, args.decoding, args.plans))
