@@ -129,14 +129,16 @@ def main(argv: list[str]) -> int:
                 plain.append(rate)
                 fast.append(rate2)
                 same, n = same and ids == ids2, len(ids)
-            ratio = statistics.median(fast) / statistics.median(plain)
-            ratios[copy].append(ratio)
+            ratio = statistics.median(fast) / statistics.median(plain) if min(plain) > 0 else 0.0
+            if ratio > 0:  # else the model ended at once (nothing decoded)
+                ratios[copy].append(ratio)
             print(f"{name:<20} {n:>6} {statistics.median(plain):>12.1f} {statistics.median(fast):>11.1f} "
                   f"{ratio:>7.2f}x  {'yes' if same else 'NO'}")
     for copy in (True, False):
         label = "copy-heavy" if copy else "control"
-        print(f"{label}: speculative/plain tokens/s, geometric mean "
-              f"{statistics.geometric_mean(ratios[copy]):.2f}x")
+        if ratios[copy]:
+            print(f"{label}: speculative/plain tokens/s, geometric mean "
+                  f"{statistics.geometric_mean(ratios[copy]):.2f}x")
     if args.notebooks:
         notebook_tasks(b, args.notebooks, args.max_new)
     b.unload()
