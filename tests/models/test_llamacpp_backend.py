@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from ghostbook.decoding.plan import DecodePlan
 from ghostbook.models.backend import ModelLoadError, TokenOut
-from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.llamacpp_backend import PROMPT_CHUNK, LlamaCppBackend
 
 CODE = (Path(__file__).parent.parent.parent / "notebook" / "ghostbook" / "completion" / "context.py").read_text()
 
@@ -146,7 +146,7 @@ async def test_cancel_during_a_long_prompt_keeps_the_evaluated_part(backend: Lla
     stats = backend.generate(prompt, DecodePlan(8), cancelled, lambda t: None)
     assert stats.cancelled and stats.generated == 0
     await collect(backend, prompt, DecodePlan(2))
-    assert backend.last_stats.reused_tokens == 128  # the first chunk stayed in the KV cache
+    assert backend.last_stats.reused_tokens == PROMPT_CHUNK  # the first chunk stayed in the KV cache
 
 
 async def test_read_check_is_skipped_where_its_context_cannot_be_made(tmp_path: Path, tiny_gguf: Path) -> None:
