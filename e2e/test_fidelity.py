@@ -8,6 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from .ghost_helpers import open_settings
 from .helpers import KERNEL_TIMEOUT, Server, cells, open_notebook, output, type_in_cell, wait_idle, write_notebook
 
 # A 1x1 red PNG.
@@ -94,6 +95,16 @@ def test_restart_asks_first_and_remembers_dont_ask_again(server: Server, page: P
     wait_idle(page)
     run(page, 1, 1)
     expect(output(cells(page).nth(1))).to_contain_text("NameError")
+
+    panel = open_settings(page)  # the settings panel turns the question back on
+    ask = panel.get_by_test_id("setting-ask-restart")
+    expect(ask).not_to_be_checked()
+    ask.check()
+    panel.get_by_test_id("close-settings").click()
+    restart_button(page)
+    expect(dialog).to_be_visible()
+    dialog.get_by_test_id("confirm-cancel").click()
+    expect(dialog).to_have_count(0)
 
 
 def test_command_mode_restart_keys_ask_too(server: Server, page: Page) -> None:

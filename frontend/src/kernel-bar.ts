@@ -170,6 +170,20 @@ function skipConfirm(): boolean {
   }
 }
 
+/** Whether Restart asks first; the settings panel turns the question back on after "Don't ask again". */
+export function setAskBeforeRestart(ask: boolean): void {
+  try {
+    if (ask) localStorage.removeItem(SKIP_RESTART_CONFIRM);
+    else localStorage.setItem(SKIP_RESTART_CONFIRM, "true");
+  } catch {
+    // storage unavailable: the dialog asks every time
+  }
+}
+
+export function askBeforeRestart(): boolean {
+  return !skipConfirm();
+}
+
 let openDialog: Promise<boolean> | null = null;
 
 /** Jupyter's "Restart kernel?" dialog; true to go ahead. */

@@ -11,7 +11,7 @@ import { button, el } from "./dom";
 import { bytesText, modelStatusText, statsText } from "./ghost-text/labels";
 import { type CompletionStore, storeFor } from "./ghost-text/store";
 import { icon } from "./icons";
-import { registerToolbarItem } from "./kernel-bar";
+import { askBeforeRestart, registerToolbarItem, setAskBeforeRestart } from "./kernel-bar";
 import type { CatalogueMessage, CatalogueModel, CompletionSettings } from "./protocol";
 
 const REMOTE_FIM = ["suffix", "ghostbook", "starcoder", "santacoder", "qwen2.5-coder", "codegemma", "deepseek-coder",
@@ -77,6 +77,7 @@ class SettingsPanel {
     placeholder: "/path/small-model-folder (optional)",
     spellcheck: "false",
   });
+  private readonly askRestart = el("input", { type: "checkbox", testid: "setting-ask-restart" });
   private readonly progress = el("progress", { class: "model-progress", testid: "model-progress", max: "1" });
   private readonly cancel = button("Cancel download", "cancel-download", "Stop the download", () =>
     this.store.connection.send({ type: "cancel_download" }),
@@ -135,7 +136,10 @@ class SettingsPanel {
       this.catalogue,
       el("h3", {}, "Live stats"),
       this.stats,
+      el("h3", {}, "Notebook"),
+      field("Ask before restarting", this.askRestart, "Restart and Restart & clear ask first (this browser)"),
     );
+    this.askRestart.addEventListener("change", () => setAskBeforeRestart(this.askRestart.checked));
     this.panel.addEventListener("keydown", (event) => {
       if (event.key === "Escape") {
         event.preventDefault();
@@ -165,6 +169,7 @@ class SettingsPanel {
   show(): void {
     this.dirty = false;
     this.fill(this.store.settings);
+    this.askRestart.checked = askBeforeRestart();
     this.panel.hidden = false;
     this.store.refresh();
     this.askCatalogue();
