@@ -33,11 +33,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(root: Path, token: str = "bench-token") -> RunningServer:
-    """Start `python -m ghostbook ROOT` and wait until it accepts connections (RuntimeError if it exits)."""
+def start_server(root: Path, token: str = "bench-token", extra: tuple[str, ...] = ()) -> RunningServer:
+    """Start `python -m ghostbook ROOT [EXTRA...]` and wait until it accepts connections (RuntimeError if it
+    exits). The test suite starts its servers with this too."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", token, "--no-browser"],
+        [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", token, "--no-browser",
+         *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -58,4 +60,5 @@ def stop_server(server: RunningServer) -> None:
         server.process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         server.process.kill()
+        server.process.wait()
         server.process.wait()
