@@ -137,7 +137,11 @@ async def test_kernel_process_death_is_restarted_by_the_gateway(kernel: Started)
     finished = await rec.finished(msg_id, seconds=30)
     assert finished.status == "dead"
     assert finished.reason == "The kernel died: the kernel died and the gateway restarted it"
-    await rec.wait_for(lambda e: isinstance(e, StatusChanged) and e.state == "restarting" and e.reason is not None)
+    restarting = await rec.wait_for(
+        lambda e: isinstance(e, StatusChanged) and e.state == "restarting" and e.reason is not None)
+    before = {id(e) for e in rec.events[: rec.events.index(restarting) + 1]}
+    # idle only once the restarted kernel answers
+    await rec.wait_for(lambda e: id(e) not in before and isinstance(e, StatusChanged) and e.state == "idle", 30)
     assert "1" in await run(adapter, rec, "print(1)")
 
 

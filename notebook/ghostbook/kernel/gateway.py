@@ -77,6 +77,8 @@ class GatewayKernelAdapter:
         self._runs = RunTracker(self._emit)
         self._closed = False
         self._lifecycle = asyncio.Lock()
+        self._nudge: str | None = None  # the kernel_info request whose iopub status `_wait_ready` awaits
+        self._nudged = asyncio.Event()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -247,17 +249,33 @@ class GatewayKernelAdapter:
         self._set_state("idle")
 
     async def _wait_ready(self, limit: float) -> None:
+        """Ask kernel_info until the kernel's status for it comes back on iopub (as jupyter_server's nudge
+        does): a shell reply alone is not enough, since iopub may not be subscribed yet after a (re)start,
+        and a run whose iopub messages are lost never finishes."""
         deadline = time.monotonic() + limit
         while True:
             msg_id = self._send("shell", "kernel_info_request", {}, check=False)
+            self._nudge, self._nudged = msg_id, asyncio.Event()
             try:
-                await self._runs.wait_reply(msg_id, min(1.0, max(deadline - time.monotonic(), 0.01)))
+                await asyncio.wait_for(self._nudged.wait(), min(1.0, max(deadline - time.monotonic(), 0.01)))
                 return
             except TimeoutError:
                 if time.monotonic() >= deadline:
                     raise TimeoutError(f"the kernel did not answer kernel_info within {limit:g} s") from None
                 if self._ws is None or self._tasks[0].done():
                     raise GatewayError("the gateway closed the kernel's websocket while it started") from None
+
+    async def _ready_after_restart(self) -> None:
+        """After the gateway's own restart: idle once the new kernel answers (a request sent before that
+        can be lost while the gateway reconnects its channels), dead if it never does."""
+        try:
+            await self._wait_ready(self.gateway.request_timeout)
+        except (TimeoutError, GatewayError) as exc:
+            if self.state == "restarting":
+                self._set_state("dead", f"the gateway restarted the kernel but it does not answer: {exc}")
+            return
+        if self.state == "restarting":
+            self._set_state("idle")
 
     async def _disconnect(self) -> None:
         ws, self._ws = self._ws, None
@@ -324,6 +342,8 @@ class GatewayKernelAdapter:
             self._emit(StdinRequested(parent, content.get("prompt", ""), bool(content.get("password"))))
 
     def _on_iopub(self, msg: dict[str, Any]) -> None:
+        if self._nudge is not None and msg["parent_header"].get("msg_id") == self._nudge:
+            self._nudged.set()
         if msg["msg_type"] != "status":
             self._runs.on_iopub(msg)
             return
@@ -335,7 +355,7 @@ class GatewayKernelAdapter:
         elif state == "restarting" and self.state in ("busy", "idle"):  # the gateway's auto-restart
             self._runs.fail_all(f"The kernel died: {GATEWAY_RESTARTED}")
             self._set_state("restarting", GATEWAY_RESTARTED)
-            self._set_state("idle")
+            self._tasks.append(asyncio.create_task(self._ready_after_restart(), name="gateway-restarted"))
         elif state == "dead" and self.state in ("busy", "idle"):  # the gateway could not restart it
             self._runs.fail_all("The kernel died: the gateway could not restart it")
             self._set_state("dead", "the kernel died and the gateway could not restart it")
