@@ -102,7 +102,22 @@ def resolve(setting: str) -> tuple[CatalogEntry | None, Path]:
         raise ModelNotFound(f"model file not found: {path}")
     if path.suffix.lower() != ".gguf":
         raise ModelNotFound(f"not a .gguf file: {path}")
-    return None, path
+    return finetuned_default(path), path
+
+
+def finetuned_default(path: Path) -> CatalogEntry | None:
+    """The default model's entry (template, small-model rules) for a GGUF that `ghostbook train finetune`
+    made from it (its folder's finetune.json says so), else None."""
+    try:
+        info = json.loads((path.parent / "finetune.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or info.get("base") != "default" or info.get("gguf") != path.name:
+        return None
+    layout = default_fim_info().get("template")
+    return replace(CATALOG["default"], name=f"finetuned: {info.get('name') or path.parent.name}",
+                   files={"q8_0": str(path)}, layout=layout if layout in ("psm", "spm") else None,
+                   description="the default model fine-tuned on your notebooks (`ghostbook train finetune`)")
 
 
 # vocabulary markers -> family; the first match wins (qwen before starcoder: both have fim_prefix-ish names)

@@ -115,7 +115,11 @@ def _local() -> list[Offer]:
         return []
     found: list[Offer] = []
     for item in sorted(root.iterdir()):
-        if item.is_file() and item.suffix.lower() == ".gguf":
+        if item.is_dir() and (item / FINETUNED).is_file():
+            offer = _finetuned(item)
+            if offer is not None:
+                found.append(offer)
+        elif item.is_file() and item.suffix.lower() == ".gguf":
             size = item.stat().st_size / 1e6
             found.append(Offer(str(item), item.stem, "auto", "?", round(size, 1), round(size * 1.15 + 250),
                                "see the model", "llama.cpp", "local", downloaded=True))
@@ -124,6 +128,31 @@ def _local() -> list[Offer]:
             found.append(Offer(str(item), item.name, "auto", "?", round(size, 1), round(size * 2.2 + 500),
                                "see the model", "transformers", "local", downloaded=True))
     return found
+
+
+FINETUNED = "finetune.json"  # written by `ghostbook train finetune` (training.finetune) into its model's folder
+
+
+def _finetuned(folder: Path) -> Offer | None:
+    """A model `ghostbook train finetune` wrote: its GGUF (llama.cpp), else its merged HF folder."""
+    import json
+
+    try:
+        info = json.loads((folder / FINETUNED).read_text())
+    except (OSError, ValueError):
+        return None
+    gguf = folder / str(info.get("gguf") or "")
+    name = f"finetuned: {info.get('name') or folder.name}"
+    family, params = ("ghostbook", "3.4M") if info.get("base") == "default" else ("auto", "?")
+    if info.get("gguf") and gguf.is_file():
+        size = gguf.stat().st_size / 1e6
+        return Offer(str(gguf), name, family, params, round(size, 1), round(size * 1.15 + 250), "see the base model",
+                     "llama.cpp", "local", downloaded=True)
+    if (folder / "config.json").is_file():
+        size = sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 1e6
+        return Offer(str(folder), name, family, params, round(size, 1), round(size * 2.2 + 500), "see the base model",
+                     "transformers", "local", downloaded=True)
+    return None
 
 
 def cached_files() -> set[tuple[str, str]]:

@@ -1,4 +1,5 @@
-"""`ghostbook train [corpus|tokenizer|run|export] ...`; with no step, `--preset NAME` runs them all."""
+"""`ghostbook train [corpus|tokenizer|run|export] ...`; with no step, `--preset NAME` runs them all;
+`ghostbook train finetune DIR...` fine-tunes on your notebooks (`training.finetune`)."""
 
 from __future__ import annotations
 
@@ -133,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.notebooks import main as notebook_data
 
         return notebook_data(argv[1:])
+    if argv[:1] == ["finetune"]:  # `ghostbook train finetune DIR...`: on the user's own notebooks
+        from ghostbook.training.finetune import main as finetune
+
+        return finetune(argv[1:])
     if argv[:1] == ["continue"]:  # `ghostbook train continue ...`: from the shipped model toward v2
         from ghostbook.training.continued import main as continue_run
 

@@ -43,9 +43,13 @@ class SequenceSampler:
         self.seq_len = seq_len
         self.fim = fim
         self.rng = random.Random(seed)
-        self.ids = special_ids(tok)
+        self.ids = self.fim_ids(tok)
         self.cum = np.cumsum([len(t) for t in self.texts]).tolist()
         self.weights = dict(fim.weights)
+
+    def fim_ids(self, tok: Tokenizer) -> dict[str, int]:
+        """Ids of the special tokens `example` uses (a sampler for another FIM template overrides it)."""
+        return special_ids(tok)
 
     def _doc(self) -> str:
         if self.alt_texts and self.alt_prob > 0 and self.rng.random() < self.alt_prob:

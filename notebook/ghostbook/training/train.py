@@ -38,6 +38,7 @@ class RunOptions:
     autocast: bool = True
     workers: int = 0  # processes drawing batches ahead (0: in the training process)
     budget_minutes: float | None = None  # fit the schedule (its decay included) into this much time
+    patience: int | None = None  # stop after this many validations in a row without a lower val loss
 
 
 # Steps timed to fit a schedule into a time budget, after a few warm-up ones (compilation).
@@ -75,6 +76,15 @@ def rewarm_point(step: int, old: dict[str, Any] | None, new: Preset) -> int | No
         return None
     old_start = max(new.warmup_steps, old["max_steps"] - max(1, int(old["max_steps"] * old["decay_frac"])))
     return step if step > old_start else None
+
+
+def has_bf16() -> bool:
+    """Whether this CPU computes in bf16 natively (autocast is slower than float32 without it)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in info or "amx_bf16" in info
 
 
 def make_optimizer(model: torch.nn.Module, p: Preset) -> torch.optim.AdamW:
@@ -131,6 +141,16 @@ def load_model(out_dir: Path) -> tuple[LlamaForCausalLM, dict[str, Any]]:
 def decay_start(p: Preset) -> int:
     """First step of the decay phase."""
     return max(p.warmup_steps, p.max_steps - max(1, int(p.max_steps * p.decay_frac)))
+
+
+def _no_better(state: dict[str, Any], patience: int) -> bool:
+    """Record the latest val loss; True once `patience` validations in a row did not beat the best."""
+    best = state.get("best_val_loss")
+    if best is None or state["val_loss"] < best:
+        state["best_val_loss"], state["worse_evals"] = state["val_loss"], 0
+        return False
+    state["worse_evals"] = state.get("worse_evals", 0) + 1
+    return bool(state["worse_evals"] >= patience)
 
 
 def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: list[str], opts: RunOptions,
@@ -212,6 +232,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
                 batches = stream(step + 1)  # the decay (and its annealing data) now starts elsewhere
             if (step + 1) % opts.eval_every == 0 or step + 1 == preset.max_steps:
                 state["val_loss"] = rec["val_loss"] = round(evaluate(model, val, opts.autocast, opts.device), 4)
+                if opts.patience is not None and _no_better(state, opts.patience):
+                    stop["flag"] = True
+                    state["stopped_early"] = step + 1
             log.write(json.dumps(rec) + "\n")
             log.flush()
             bar.set_postfix(loss=rec["loss"], val=state["val_loss"], tok_s=rec["tok_s"])
