@@ -320,6 +320,8 @@ export interface CompletionSettings {
   device: string;
   /** Greedy with speculative drafts from the notebook's own text (the same output). */
   speculative: boolean;
+  /** Candidate lines copied from the notebook compete with the beam's line (server completion/candidates.py). */
+  notebook_candidates: boolean;
   /** transformers models: a draft model's folder for speculative greedy ("" : prompt lookup). */
   draft_model: string;
 }

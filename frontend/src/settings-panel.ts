@@ -71,6 +71,7 @@ class SettingsPanel {
     el("option", { value: "cuda" }, "cuda (bfloat16)"),
   );
   private readonly speculative = el("input", { type: "checkbox", testid: "setting-speculative" });
+  private readonly notebookCandidates = el("input", { type: "checkbox", testid: "setting-notebook-candidates" });
   private readonly draftModel = el("input", {
     type: "text",
     testid: "setting-draft-model",
@@ -106,6 +107,7 @@ class SettingsPanel {
       field("Server FIM form", this.remoteFim, "openai: servers: how the prompt carries the code after the cursor"),
       field("Device", this.device, "transformers models: where they run"),
       field("Speculative decoding", this.speculative, "greedy drafts from the notebook's own text (same output, faster on repeated code)"),
+      field("Notebook candidates", this.notebookCandidates, "names, column keys, calls and imports copied from the notebook compete with the model's line"),
       field("Draft model", this.draftModel, "transformers models: a smaller one with the same vocabulary drafts instead"),
       el(
         "div",
@@ -245,6 +247,7 @@ class SettingsPanel {
     this.remoteFim.value = settings.remote_fim ?? "suffix";
     this.device.value = settings.device ?? "auto";
     this.speculative.checked = settings.speculative ?? true;
+    this.notebookCandidates.checked = settings.notebook_candidates ?? true;
     this.draftModel.value = settings.draft_model ?? "";
   }
 
@@ -265,6 +268,7 @@ class SettingsPanel {
       remote_fim: this.remoteFim.value,
       device: this.device.value,
       speculative: this.speculative.checked,
+      notebook_candidates: this.notebookCandidates.checked,
       draft_model: this.draftModel.value.trim(),
     });
   }

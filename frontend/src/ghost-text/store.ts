@@ -21,6 +21,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   remote_fim: "suffix",
   device: "auto",
   speculative: true,
+  notebook_candidates: true,
   draft_model: "",
 };
 

@@ -33,12 +33,16 @@ class CellText:
 
 @dataclass(frozen=True)
 class Context:
-    """`prefix`/`suffix` go into the prompt; `cell_prefix`/`cell_suffix` are the current cell's parts."""
+    """`prefix`/`suffix` go into the prompt; `cell_prefix`/`cell_suffix` are the current cell's parts;
+    `above`/`below` the whole notebook's text above and below the cell (the namespace block first), for
+    the candidates copied from it (`completion.candidates`; "": only what the prompt holds)."""
 
     prefix: str
     suffix: str
     cell_prefix: str
     cell_suffix: str
+    above: str = ""
+    below: str = ""
 
 
 def as_code(cell: CellText) -> str:
@@ -120,7 +124,9 @@ class ContextBuilder:
                     break
                 suffix += CELL_SEPARATOR + text
                 suffix_left -= cost
-        return Context(prefix, suffix, cell_prefix, cell_suffix)
+        whole_above = namespace_block(namespace) + "".join(as_code(c) + CELL_SEPARATOR for c in cells[:index])
+        whole_below = "".join(CELL_SEPARATOR + as_code(c) for c in cells[index + 1 :])
+        return Context(prefix, suffix, cell_prefix, cell_suffix, whole_above, whole_below)
 
     def _tail_lines(self, text: str, budget: int) -> str:
         """The longest tail of `text` starting at a line start that fits `budget` (the last line always).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ghostbook.completion.candidates import candidates
 from ghostbook.completion.context import Context
 from ghostbook.completion.filters import multi_line_possible
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
@@ -33,11 +34,12 @@ def layout_for(backend: Backend) -> Layout:
 
 def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True, *,
                 layout: Layout | None = None, healing: bool = True, syntax: bool = True,
-                multi_line: bool | None = None, search_ms: float = 0) -> Prompt:
+                multi_line: bool | None = None, search_ms: float = 0, copies: bool = True) -> Prompt:
     """The prompt for `ctx` (TemplateError if the vocabulary lacks the family's special tokens) and its
     decode plan: `beam` width for the first line (1: greedy), `read_check`/`syntax` rules for the beam's
     lines (`decoding.reading`, `decoding.syntax_fit`), `search_ms` the time each line's beam may take
-    (0: no limit). Eval sets the rest: the FIM `layout` (default:
+    (0: no limit), `copies` whether candidate lines copied from the notebook compete with the beam's
+    (`completion.candidates`, `decoding.copies`). Eval sets the rest: the FIM `layout` (default:
     the model's), `healing` off, `multi_line` (default: where the rest of the cursor's line allows it)."""
     template = get_template(backend.info.family)
     max_new = min(max_new, backend.info.n_ctx // 2)  # a small context keeps room for the prompt
@@ -57,5 +59,20 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
     plan = DecodePlan.around(Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix), removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
-                                                                          search_ms))
+                                                                          search_ms),
+                             copy_ids(backend, ctx, removed) if copies and beam > 1 else ())
     return Prompt(ids, plan)
+
+
+def copy_ids(backend: Backend, ctx: Context, healed: bytes) -> tuple[tuple[int, ...], ...]:
+    """The candidates copied from the notebook (`completion.candidates`) as token ids, the `healed`
+    bytes (which end the prefix) spelled first."""
+    head = ctx.cell_prefix.rsplit("\n", 1)[-1]
+    if not head.strip():
+        return ()
+    above = ctx.cell_prefix[: len(ctx.cell_prefix) - len(head)]
+    rest, _, below = ctx.cell_suffix.partition("\n")
+    before = (ctx.above + above) if ctx.above or ctx.below else ctx.prefix[: len(ctx.prefix) - len(head)]
+    after = (below + ctx.below) if ctx.above or ctx.below else ctx.suffix.partition("\n")[2]
+    lead = healed.decode("utf-8", "replace")
+    return tuple(tuple(backend.tokenize(lead + text)) for text in candidates(head, before, after, rest))

@@ -146,7 +146,8 @@ class CompletionService:
             self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
             return
         text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens,
-                                    settings.beam_width, settings.read_check, settings.search_ms)
+                                    settings.beam_width, settings.read_check, settings.search_ms,
+                                    settings.notebook_candidates)
         if text is None:  # cancelled
             return
         self.cache.put(ctx.prefix, ctx.suffix, text)
@@ -155,7 +156,7 @@ class CompletionService:
 
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
                         backend: Backend, ctx: Context, max_new: int, beam: int = 1,
-                        read_check: bool = True, search_ms: int = 0) -> str | None:
+                        read_check: bool = True, search_ms: int = 0, copies: bool = True) -> str | None:
         """Stream the model's middle through the filters; the final text, or None if cancelled."""
         if isinstance(backend, RemoteBackend):  # a server takes the whole prompt's text (DESIGN §3)
             removed = b""
@@ -163,7 +164,7 @@ class CompletionService:
                                                      max_new), inflight.cancel)
         else:
             try:
-                prompt = make_prompt(backend, ctx, max_new, beam, read_check, search_ms=search_ms)
+                prompt = make_prompt(backend, ctx, max_new, beam, read_check, search_ms=search_ms, copies=copies)
             except TemplateError as exc:
                 self._emit_error(client_id, inflight, str(exc))
                 return None

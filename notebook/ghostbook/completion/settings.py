@@ -40,6 +40,10 @@ class CompletionSettings:
     beam_width: int = 8
     read_check: bool = False
     search_ms: int = 15
+    # Candidate lines copied from the notebook (names, column keys, call patterns and imports of the
+    # cells above and below and of the kernel's namespace; `completion.candidates`) compete with the
+    # beam's first line, ranked by the model (`decoding.copies`). README "Notebook candidates".
+    notebook_candidates: bool = True
     # openai:/llamacpp: servers. The key (GHOSTBOOK_API_KEY wins) lives in this user's settings file,
     # never in a notebook, and is not sent to the browser. `remote_fim`: how an openai: server gets the
     # middle: "suffix" (the API's suffix field) or a FIM family whose template is written into the prompt.
@@ -73,7 +77,7 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
     for key, value in changes.items():
         if key not in known:
             raise SettingsError(f"unknown setting {key!r}")
-        if key in ("enabled", "read_check", "speculative"):
+        if key in ("enabled", "read_check", "speculative", "notebook_candidates"):
             if not isinstance(value, bool):
                 raise SettingsError(f"{key} must be true or false")
         elif key in _LIMITS:

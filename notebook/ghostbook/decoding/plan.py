@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ghostbook.decoding import copies as copied
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.indentation import start_rule
 from ghostbook.decoding.lines import FurtherLines, LineRules
@@ -51,7 +52,8 @@ class DecodePlan:
     `beam` > 1: the first line is the likeliest a beam that wide finds under `rules`, then, with `lines`,
     each further line too (else greedy goes on); `blank_line`: the cursor's line is still blank, so an
     empty first line says nothing. `search_ms`: the time the beam may take (`Choices`), counted from
-    `made` (`time.perf_counter()`) for the first line."""
+    `made` (`time.perf_counter()`) for the first line. `copies`: candidate first lines copied from the
+    notebook (token ids, the healed bytes first), ranked with the beam's line (`decoding.copies`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -62,10 +64,11 @@ class DecodePlan:
     lines: FurtherLines | None = None
     search_ms: float = 0
     made: float = field(default_factory=time.perf_counter, compare=False)
+    copies: tuple[tuple[int, ...], ...] = ()
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
-               choices: Choices) -> DecodePlan:
+               choices: Choices, copies: tuple[tuple[int, ...], ...] = ()) -> DecodePlan:
         """The plan for the cursor in `text`, with `heal` (the prompt's removed bytes, which end the
         prefix) to be spelled first."""
         blank_line = not text.prefix.rsplit("\n", 1)[-1].strip()
@@ -85,7 +88,8 @@ class DecodePlan:
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
-        return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms)
+        return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
+                   copies=copies)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -104,6 +108,11 @@ def decode(run: Run, plan: DecodePlan) -> None:
     line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
     if line is None:
         return
+    if plan.copies and not run.cancelled():
+        chosen = copied.choose(run.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
+                               run.cancelled)
+        if chosen is not None:
+            line, clock.cut = chosen, False
     if clock.cut:  # out of time with the line open: greedy writes the rest (the heal it has not spelled too)
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)

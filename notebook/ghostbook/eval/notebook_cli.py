@@ -1,8 +1,8 @@
 """Command line of the notebook benchmark.
 
-`ghostbook eval [MODEL...] --tasks notebook [--split test|validation] [--png PATH]`: the notebook
-tasks of a stored split through the editor's completion path; prints a table (overall and per cursor
-kind) and writes a PNG. `--tasks notebook single` adds the HumanEval table.
+`ghostbook eval [MODEL...] --tasks notebook [--split test|validation] [--candidates on|off|both]
+[--png PATH]`: the notebook tasks of a stored split through the editor's completion path; prints a
+table (overall and per cursor kind) and writes a PNG. `--tasks notebook single` adds the HumanEval table.
 The stored splits are built by `ghostbook train notebook-data build` (`training.notebooks`).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import sys
 from collections.abc import Callable
@@ -26,6 +27,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="notebook tasks: a notebooks-*.jsonl.gz file instead of the stored split")
     ap.add_argument("--per-notebook", type=int, default=6, help="notebook tasks: tasks cut from each notebook")
     ap.add_argument("--png", type=Path, default=DEFAULT_PNG, help="notebook tasks: the chart to write")
+    ap.add_argument("--candidates", choices=["on", "off", "both"], default="on",
+                    help="notebook tasks: candidates copied from the notebook (both: off and on, side by side)")
 
 
 def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str, object]]], str]) -> list[
@@ -41,18 +44,21 @@ def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str
         tasks = tasks[:: args.stride]
     if args.limit:
         tasks = tasks[: args.limit]
-    settings = dataclasses.replace(CompletionSettings(), beam_width=args.beam)
+    switch = {"on": [True], "off": [False], "both": [False, True]}[getattr(args, "candidates", "on")]
     rows: list[dict[str, object]] = []
     runs = []
     names = [Path(spec).name for spec in args.models]
-    for k, spec in enumerate(args.models):
+    for (k, spec), copies in itertools.product(enumerate(args.models), switch):
+        settings = dataclasses.replace(CompletionSettings(), beam_width=args.beam, notebook_candidates=copies)
         model = spec if spec == "default" else str(Path(spec).expanduser().resolve())
         results = bench.run(tasks, model, settings, progress=not args.quiet)
         name = names[k] if names.count(names[k]) == 1 else f"{k + 1}:{names[k]}"  # two files of one name
-        runs.append((f"{name} beam {args.beam}", results))
-        rows += bench.rows({"model": name, "beam": args.beam}, results)
+        cand = "on" if copies else "off"
+        runs.append((f"{name} beam {args.beam} candidates {cand}", results))
+        rows += bench.rows({"model": name, "beam": args.beam, "candidates": cand}, results)
         if args.json:
-            out = args.json.with_name(args.json.stem + f".notebook-{name.replace(':', '-')}.json")
+            tag = name.replace(":", "-") + ("" if len(switch) == 1 else f"-candidates-{cand}")
+            out = args.json.with_name(args.json.stem + f".notebook-{tag}.json")
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps({"argv": sys.argv, "split": str(path), "summary": rows,
                                        "results": bench.details(results)}, indent=1))

@@ -1,0 +1,52 @@
+"""Candidates copied from the notebook (#16.4) as a user sees them, with the shipped default model: a
+column defined in a cell above, and a key only the kernel's namespace knows, complete as ghost text."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from playwright.sync_api import Page
+
+from .ghost_helpers import doc_text, wait_ghost_done
+from .helpers import Server, cells, open_notebook, type_in_cell, wait_idle, write_notebook
+
+LOAD = "import pandas as pd\n\ndf = pd.DataFrame({'revenue_2024': [120, 340], 'region': ['north', 'south']})"
+# the key exists only in the kernel: the text spells it in lower case
+PRICES = "prices = {name.upper(): 1.5 for name in ['unit_price_eur']}"
+
+
+@pytest.fixture
+def completion_settings() -> dict[str, object]:
+    # the shipped model with the editor's default decoding; no automatic requests
+    return {"model": "default", "debounce_ms": 10_000}
+
+
+def _shot(page: Page, name: str) -> None:
+    folder = os.environ.get("GHOSTBOOK_E2E_SHOTS")
+    if folder:
+        page.screenshot(path=os.path.join(folder, name))
+
+
+def test_a_column_from_a_cell_above_is_suggested(server: Server, page: Page) -> None:
+    write_notebook(server.root / "sales.ipynb", [("code", LOAD), ("code", "")])
+    open_notebook(page, server.url("/notebooks/sales.ipynb"))
+    cell = cells(page).nth(1)
+    type_in_cell(page, cell, "total = df['rev")  # the editor closes the bracket and the quote
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page).split("\n")[0] == "enue_2024"
+    _shot(page, "candidates-column.png")
+    page.keyboard.press("Tab")
+    assert doc_text(cell).split("\n")[0] == "total = df['revenue_2024']"
+
+
+def test_a_key_from_the_kernel_namespace_is_suggested(server: Server, page: Page) -> None:
+    write_notebook(server.root / "prices.ipynb", [("code", PRICES), ("code", "")])
+    open_notebook(page, server.url("/notebooks/prices.ipynb"))
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    wait_idle(page)
+    cell = cells(page).nth(1)
+    type_in_cell(page, cell, "cost = 3 * prices['UNIT")
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page).split("\n")[0] == "_PRICE_EUR"
+    _shot(page, "candidates-namespace.png")

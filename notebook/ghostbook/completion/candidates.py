@@ -1,0 +1,219 @@
+"""Candidate completions copied from the notebook (#16.4): what the cells above and below, and the
+kernel's namespace summary, say the rest of the cursor's line may be.
+
+A 3.4M-parameter model rarely spells a name it saw once (`revenue_2024`, `make_classification`), but
+the notebook holds it. Mid-line, the text before the cursor narrows what fits; the candidates are:
+
+- continuations: the rest of the line after each place where the notebook has the same text as the
+  end of the cursor's line (the longest such tail: `df.groupby(` finds `df.groupby('day').sum()`);
+- words: the names and short string keys of the notebook (namespace columns included) that start with
+  the word being typed, closed as the line needs (`df['rev` -> `enue_2024']`);
+- imports: after `import ` the modules the notebook uses but does not import, under their usual alias
+  (`np.` below -> `numpy as np`), then the common data-science imports; after `from X import ` the
+  names the notebook uses but never defines.
+
+Nothing is proposed at a line's start (no text to narrow it). The decoding ranks the candidates with
+the beam's own line by the model's log-probability (`decoding.copies`). Pure text, no model here.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import keyword
+import re
+from collections.abc import Iterable
+
+# at most this many candidates are scored (each costs one short model evaluation)
+MAX_CANDIDATES = 6
+# the notebook text searched on each side of the cursor (characters, nearest kept)
+WINDOW = 20_000
+
+# the usual alias of a module (`np` -> `import numpy as np`), in the order they are offered
+ALIASES = {
+    "np": "numpy as np", "pd": "pandas as pd", "plt": "matplotlib.pyplot as plt", "sns": "seaborn as sns",
+    "nx": "networkx as nx", "sm": "statsmodels.api as sm", "smf": "statsmodels.formula.api as smf",
+    "xr": "xarray as xr", "tf": "tensorflow as tf", "mpl": "matplotlib as mpl", "so": "seaborn.objects as so",
+    "px": "plotly.express as px", "go": "plotly.graph_objects as go", "sp": "scipy as sp", "gpd": "geopandas as gpd",
+}
+COMMON_IMPORTS = ("numpy as np", "pandas as pd", "matplotlib.pyplot as plt", "seaborn as sns")
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_WORD = re.compile(_IDENT)
+_PARTIAL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_STRING_PARTIAL = re.compile(r"""(['"])([^'"\\\n]*)$""")
+_STRING = re.compile(r"""(['"])([A-Za-z0-9_ .\-]{1,40})\1""")
+_IMPORT = re.compile(r"^\s*import\s+([\w.]*)$")
+_FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+(?:[\w\s,]*,\s*)?(\w*)$")
+_BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDENT})"
+                    rf"|from\s+[\w.]+\s+import\s+([\w\s,()]+)|def\s+({_IDENT})|class\s+({_IDENT})|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
+                    re.M)
+_USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
+_CALLED = re.compile(rf"{_IDENT}(?=[(.])")
+_COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
+_CLOSE = {"(": ")", "[": "]", "{": "}"}
+_KNOWN = set(dir(builtins)) | set(keyword.kwlist)
+
+
+def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
+    """Texts to insert at the cursor, best guesses first, at most `MAX_CANDIDATES`: `head` is the
+    cursor's line before the cursor, `before` the notebook's text above that line (cells above, the
+    namespace summary among them, and the cell's lines above), `after` the text after the cursor's
+    line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it)."""
+    if not head.strip():
+        return []
+    before, after = before[-WINDOW:], after[:WINDOW]
+    # an import takes only names to import (what other lines do after the same text is none)
+    if (m := _IMPORT.match(head)) is not None:
+        found = _imports(m.group(1), before, after)
+    elif (m := _FROM_IMPORT.match(head)) is not None:
+        found = _unbound_names(m.group(1), before, after)
+    elif _in_string(head):  # a key being typed: the notebook's keys before whatever followed them elsewhere
+        found = _words(head, before, after) + _continuations(head.lstrip(), before, after)
+    else:
+        found = _continuations(head.lstrip(), before, after) + _words(head, before, after)
+    out: list[str] = []
+    tail = rest.strip()
+    for text in found:
+        text = text.rstrip()
+        if tail and text.endswith(tail):
+            text = text[: len(text) - len(tail)].rstrip()
+        if text and text not in out and "\t" not in text:
+            out.append(text)
+        if len(out) == MAX_CANDIDATES:
+            break
+    return out
+
+
+def _nearest(before: str, after: str, pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
+    """Matches of `pattern` in `before` (last first) and `after` (first first), alternating, nearest first."""
+    above = list(pattern.finditer(before))[::-1]
+    below = pattern.finditer(after)
+    for up in above:
+        yield up
+        down = next(below, None)
+        if down is not None:
+            yield down
+    yield from below
+
+
+def _continuations(key_line: str, before: str, after: str) -> list[str]:
+    """The rest of the line after each occurrence of the longest tail of `key_line` that the notebook
+    holds (a tail starts where a word does and has a letter in it; at least 2 characters)."""
+    starts = [i for i in range(len(key_line) - 1) if i == 0 or not _word_char(key_line[i - 1])]
+    for i in starts:
+        key = key_line[i:]
+        if not re.search(r"[A-Za-z]", key) or (len(key) < 3 and not key.isidentifier()):
+            continue
+        pattern = re.compile(re.escape(key) + r"([^\n]*)" if not key[0].isalnum() and key[0] != "_"
+                             else r"(?<![\w.])" + re.escape(key) + r"([^\n]*)")
+        rests = [m.group(1) for m in _nearest(before, after, pattern) if not _in_comment(m)]
+        rests = [r for r in rests if r.strip()]
+        if rests:
+            return rests
+    return []
+
+
+def _in_comment(m: re.Match[str]) -> bool:
+    """Whether the match starts after a `#` on its line (a comment, the namespace summary)."""
+    return "#" in m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _words(head: str, before: str, after: str) -> list[str]:
+    """The notebook's names (or string keys, inside a string) that start with the word being typed, the
+    string and the line's open brackets closed."""
+    string = _STRING_PARTIAL.search(head)
+    if string is not None and _in_string(head):
+        quote, partial = string.groups()
+        closers = quote + _closers(head[: string.start()])
+        words: Iterable[str] = itertools.chain(_columns(before), (m.group(2) for m in _nearest(before, after, _STRING)))
+    else:
+        m = _PARTIAL.search(head)
+        if m is None:
+            return []
+        partial, closers = m.group(), ""
+        words = (w.group() for w in _nearest(before, after, _WORD))
+    seen: list[str] = []
+    for word in words:
+        if word.startswith(partial) and len(word) > len(partial) and word not in seen:
+            seen.append(word)
+            if len(seen) == MAX_CANDIDATES:
+                break
+    return [w[len(partial):] + closers for w in seen]
+
+
+def _columns(before: str) -> list[str]:
+    """The DataFrame columns the kernel's namespace summary lists (`columns=[name: dtype, ...]`)."""
+    out: list[str] = []
+    for m in _COLUMNS.finditer(before):
+        out += [part.rsplit(": ", 1)[0].strip() for part in m.group(1).split(", ") if part and part != "..."]
+    return out
+
+
+def _in_string(head: str) -> bool:
+    """Whether `head` ends inside a string it opened (roughly: an odd count of its last quote)."""
+    string = _STRING_PARTIAL.search(head)
+    return string is not None and head.count(string.group(1)) % 2 == 1
+
+
+def _closers(text: str) -> str:
+    """What closes the brackets `text` leaves open (strings skipped roughly)."""
+    stack: list[str] = []
+    quote = ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _CLOSE:
+            stack.append(_CLOSE[ch])
+        elif ch in ")]}" and stack and stack[-1] == ch:
+            stack.pop()
+    return "".join(reversed(stack))
+
+
+def bound_names(text: str) -> set[str]:
+    """Names the code binds: imports, definitions, assignment and loop targets."""
+    names: set[str] = set()
+    for m in _BOUND.finditer(text):
+        for group in m.groups():
+            if group:
+                names.update(w for w in _WORD.findall(group) if w not in ("as", "import"))
+    return names
+
+
+def _imports(partial: str, before: str, after: str) -> list[str]:
+    """After `import `: modules used (`name.`) but not bound, by their usual alias; then the common ones."""
+    text = before + "\n" + after
+    bound = bound_names(text)
+    out: list[str] = []
+    for m in _nearest(before, after, _USED_MODULE):
+        name = m.group()
+        line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if name in bound or name in _KNOWN or "#" in line or line.lstrip().startswith(("import ", "from ")):
+            continue
+        spelled = ALIASES.get(name, name if name.islower() else "")
+        if spelled and spelled not in out:
+            out.append(spelled)
+    out += [c for c in COMMON_IMPORTS if c not in out and c.rsplit(" ", 1)[-1] not in bound]
+    return [c[len(partial):] for c in out if c.startswith(partial) and len(c) > len(partial)]
+
+
+def _unbound_names(partial: str, before: str, after: str) -> list[str]:
+    """After `from X import `: names the notebook uses but never binds (below the cursor first)."""
+    bound = bound_names(before + "\n" + after)
+    out: list[str] = []
+    for m in _CALLED.finditer(after + "\n" + before):
+        name = m.group()
+        prev = m.string[m.start() - 1] if m.start() else ""
+        if (name in bound or name in _KNOWN or prev in ".'\"" or name in out or not name.startswith(partial)
+                or len(name) <= len(partial)):
+            continue
+        out.append(name)
+        if len(out) == MAX_CANDIDATES:
+            break
+    return [n[len(partial):] for n in out]

@@ -1,0 +1,112 @@
+"""Lines copied from the notebook (`completion.candidates`), ranked with the beam's line by the
+model's own log-probability (#16.4).
+
+Each candidate is the rest of the cursor's line as token ids (the healed bytes first). Its score is
+what the beam's lines are scored by: the summed log-probability of its tokens after the prompt, plus
+that of the line ending there (a token that starts with a newline, or the end of the middle), read in
+one evaluation per candidate (`Evaluation.logits_along`). A candidate must keep the line rules the
+beam keeps (not a line to avoid, indented where a line may start, fitting the cell's syntax) and wins
+where its score plus `COPY_BONUS` (less `RANK_COST` per place down the candidates' order) beats the
+beam's line. The beam's line is scored the same way;
+a line the budget cut open is scored as far as it goes (an upper bound of any line it becomes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+import numpy as np
+
+from ghostbook.decoding.beam import log_softmax
+from ghostbook.decoding.lines import LineRules
+from ghostbook.decoding.tokens import TokenIndex
+from ghostbook.models.backend import Evaluation
+
+# Nats added to a copied line's log-probability: the notebook's own text is evidence the 3.4M model
+# weighs far too little. `RANK_COST`: nats taken off per place down the candidates' order (the order
+# `completion.candidates` found them in: nearest, best-founded first). Tuned on the notebook
+# benchmark's validation split (414 tasks, default plan): exact 0 -> 5 / 12 / 15 / 31 / 34 tasks at a
+# bonus of 0 / 4 / 8 / 20 / unbounded; 20 keeps the model a veto over a copy it finds absurd.
+COPY_BONUS = 20.0
+RANK_COST = 3.0
+
+
+def line_score(model: Evaluation, index: TokenIndex, ends: Collection[int], tokens: Sequence[int],
+               closed: bool = True) -> tuple[float, int | None]:
+    """The log-probability of `tokens` after the prompt and, if `closed`, of the line ending after them;
+    with the token that ends it best (one that starts with a newline and is only whitespace: None where
+    an end token or a newline glued to text does)."""
+    if not tokens:
+        return -np.inf, None
+    rows = model.logits_along(tokens, len(tokens))
+    total = 0.0
+    for i, token in enumerate(tokens):
+        total += float(log_softmax(rows[i])[token])
+    if not closed:
+        return total, None
+    last = log_softmax(rows[len(tokens)])
+    newline = newline_tokens(index)
+    known = [t for t in ends if t < len(last)]
+    best_end = max((float(last[t]) for t in known), default=-np.inf)
+    glued = max((float(last[t]) for t in newline[1]), default=-np.inf)
+    if len(newline[0]):
+        k = int(newline[0][np.argmax(last[newline[0]])])
+        if last[k] >= max(best_end, glued):
+            return total + float(last[k]), k
+    return total + max(best_end, glued), None
+
+
+_NEWLINES: dict[int, tuple[np.ndarray, list[int]]] = {}
+
+
+def newline_tokens(index: TokenIndex) -> tuple[np.ndarray, list[int]]:
+    """Tokens that start a new line: those that are a newline and spaces, and those that glue text after it."""
+    key = id(index)
+    if key not in _NEWLINES:
+        plain = [i for i, p in enumerate(index.pieces) if p.startswith(b"\n") and not p.strip()]
+        glued = [i for i, p in enumerate(index.pieces) if p.startswith(b"\n") and p.strip()]
+        _NEWLINES[key] = (np.asarray(plain, dtype=np.int64), glued)
+    return _NEWLINES[key]
+
+
+def keeps_rules(text: bytes, rules: LineRules) -> bool:
+    """Whether a candidate line (bytes after the healed ones) keeps the beam's line rules."""
+    if text.rstrip() in rules.avoid:
+        return False
+    if rules.indent is not None and rules.indent.allows(text) is False:
+        return False
+    return rules.syntax is None or rules.syntax.fits(text)
+
+
+def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: list[int],
+           copies: Sequence[Sequence[int]], heal: bytes, rules: LineRules, open_line: bool,
+           cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
+    """The beam's `line` or the best copied line (its tokens and the newline token that ends it, where
+    one does), whichever scores higher (`COPY_BONUS` to the copies); None if no copy beats the line.
+    `open_line`: the beam's budget cut its line open (scored as far as it goes)."""
+    pieces = index.pieces
+    kept = [list(c) for c in copies if c and b"".join(pieces[t] for t in c).startswith(heal)
+            and keeps_rules(b"".join(pieces[t] for t in c)[len(heal):], rules)]
+    if not kept:
+        return None
+    text = b"".join(pieces[t] for t in line)
+    own = list(line)
+    if not open_line and own and b"\n" in pieces[own[-1]] and not pieces[own[-1]].strip():
+        own = own[:-1]  # scored as a line with its end, like the copies
+    if own:
+        beam_score, _ = line_score(model, index, ends, own, closed=not open_line)
+    else:
+        beam_score = -np.inf if not text else 0.0
+    if text.split(b"\n", 1)[0][len(heal):].strip() == b"":
+        beam_score = -np.inf  # the beam has nothing to say here: any copy is better than nothing
+    best: tuple[float, list[int]] | None = None
+    for rank, copy in enumerate(kept):
+        if cancelled():
+            return None
+        score, end = line_score(model, index, ends, copy)
+        score -= RANK_COST * rank
+        if best is None or score > best[0]:
+            best = (score, copy + ([end] if end is not None else []))
+    if best is None or best[0] + COPY_BONUS <= beam_score:
+        return None
+    return best[1]

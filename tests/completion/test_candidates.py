@@ -1,0 +1,93 @@
+"""Candidates copied from the notebook (#16.4): extraction from real notebook cells, and the editor's
+whole path with the shipped model completing a column defined only in a cell above."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ghostbook.completion.candidates import MAX_CANDIDATES, bound_names, candidates
+from ghostbook.completion.context import CellText, ContextBuilder
+
+from tests.completion.conftest import FakeCell
+from tests.completion.test_service import make_service, suggest
+
+# cells as in a pandas / scikit-learn tutorial notebook
+LOAD = """import pandas as pd
+import matplotlib.pyplot as plt
+
+df = pd.DataFrame({'revenue_2024': [120, 340, 560], 'region': ['north', 'south', 'west']})
+df.head()"""
+PLOT = """fig, ax = plt.subplots(figsize=(8, 4))
+df.groupby('region')['revenue_2024'].sum().plot.bar(ax=ax)
+plt.show()"""
+MODEL = """X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0)
+clf = LogisticRegression(max_iter=1000)
+clf.fit(X_train, y_train)
+print(np.mean(clf.predict(X_test) == y_test))"""
+
+
+def test_a_string_key_defined_above_is_completed_and_closed() -> None:
+    assert candidates("total = df['rev", LOAD + "\n\n", "")[0] == "enue_2024']"
+    assert "ion')" in candidates("df.groupby('reg", LOAD + "\n\n", "")  # the call's bracket closed too
+
+
+def test_the_rest_of_a_call_pattern_used_elsewhere() -> None:
+    assert candidates("fig, ax = plt.subplots(", "", "\n\n" + PLOT)[0] == "figsize=(8, 4))"
+    assert candidates("clf.fit(", "", MODEL)[0] == "X_train, y_train)"
+    # nearest first: the cell just above before the cell below
+    assert candidates("df.", LOAD + "\n\n", "\n\n" + PLOT)[0] == "head()"
+
+
+def test_names_from_the_kernel_namespace_summary() -> None:
+    above = ("# Variables in the kernel:\n"
+             "#   sales: DataFrame shape=(9, 2) columns=[unit_price: float64, qty: int64]\n\n")
+    assert candidates("sales['unit", above, "")[0] == "_price']"
+    assert candidates("x = sal", above, "")[0] == "es"
+
+
+def test_imports_the_notebook_uses_but_lacks() -> None:
+    found = candidates("import ", "", "\n\n" + MODEL)
+    assert found[0] == "numpy as np"  # `np.` is used below and never imported
+    assert "pandas as pd" in found and len(found) <= MAX_CANDIDATES
+    assert candidates("import mat", "", "\n\n" + PLOT)[0] == "plotlib.pyplot as plt"
+    names = candidates("from sklearn.model_selection import ", "", MODEL)
+    assert names[0] == "train_test_split" and "LogisticRegression" in names and "clf" not in names
+    assert candidates("from sklearn.linear_model import Log", "", MODEL) == ["isticRegression"]
+
+
+def test_nothing_at_a_line_start_and_nothing_already_on_the_line() -> None:
+    assert candidates("", LOAD, PLOT) == [] and candidates("    ", LOAD, PLOT) == []
+    assert candidates("clf.fit(", "", MODEL, rest=")")[0] == "X_train, y_train"  # the closer is already there
+    assert candidates("zzz = qqq.", LOAD, PLOT) == []
+
+
+def test_bound_names_of_real_cells() -> None:
+    assert {"pd", "plt", "df"} <= bound_names(LOAD)
+    assert {"X_train", "X_test", "y_train", "y_test", "clf"} <= bound_names(MODEL)
+    assert "np" not in bound_names(MODEL)
+
+
+def test_the_context_carries_the_whole_notebook() -> None:
+    cells = [CellText("code", LOAD), CellText("markdown", "# Plot"), CellText("code", "x = 1"),
+             CellText("code", PLOT)]
+    ctx = ContextBuilder(len).build(cells, 2, 5, 40, ["df: DataFrame shape=(3, 2)"])
+    assert LOAD not in ctx.prefix  # the budget leaves it out of the prompt, the candidates still see it
+    assert ctx.above.startswith("# Variables in the kernel:") and LOAD in ctx.above
+    assert ctx.below.endswith(PLOT)
+
+
+async def test_a_column_from_a_cell_above_through_the_editor_path(tmp_path: Path) -> None:
+    """The shipped model, the real service: `df['rev` gets the column defined above; without the
+    candidates (the setting off) the plain beam does not produce it."""
+    cells = [FakeCell("a", "code", LOAD), FakeCell("b", "code", "total = df['rev")]
+    service, out, _ = make_service(tmp_path, cells=cells)
+    try:
+        await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
+        assert out.of("suggestion", "r1")[-1]["text"].split("\n")[0] == "enue_2024']"
+        service.store.update({"notebook_candidates": False})
+        service.cache.clear()
+        await service.suggest("t1", suggest("r2", "b", len(cells[1].source), "forced"))
+        assert out.of("suggestion", "r2")[-1]["text"].split("\n")[0] != "enue_2024']"
+    finally:
+        await service.close()
+        await service.registry.close()

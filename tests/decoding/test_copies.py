@@ -1,0 +1,52 @@
+"""Copied lines ranked with the beam's line (`decoding.copies`, #16.4), on the shipped model."""
+
+from __future__ import annotations
+
+import numpy as np
+from ghostbook.completion.context import Context
+from ghostbook.completion.prompt import make_prompt
+from ghostbook.decoding import copies
+from ghostbook.decoding.lines import LineRules
+from ghostbook.decoding.syntax_fit import SyntaxFit
+from ghostbook.decoding.tokens import index_of
+from ghostbook.models.backend import Evaluation
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+
+from tests.decoding.conftest import probe
+
+ABOVE = "import pandas as pd\n\ndf = pd.DataFrame({'revenue_2024': [1, 2]})\n\n"
+
+
+def test_line_score_is_the_beams_log_probability(shipped: LlamaCppBackend) -> None:
+    """The score of a line read in one evaluation equals the sum a beam adds up step by step."""
+    prompt = shipped.tokenize("import numpy as np\nx = np.")
+    line = shipped.tokenize("zeros(3)")
+    index = index_of(shipped.vocab)
+
+    def look(model: Evaluation) -> tuple[float, float]:
+        score, _ = copies.line_score(model, index, set(), line, closed=False)
+        steps = sum(float(np.log(np.exp(r - r.max()) / np.exp(r - r.max()).sum())[t])
+                    for r, t in zip(model.logits([line[:i] for i in range(len(line))]), line, strict=True))
+        return score, steps
+
+    score, steps = probe(shipped, prompt, look)
+    assert abs(score - steps) < 1e-3
+
+
+def test_a_copy_keeps_the_line_rules() -> None:
+    rules = LineRules(frozenset({b"total = df.sum()"}), None, SyntaxFit("x = f(", ""))
+    assert copies.keeps_rules(b"1, 2)", rules)
+    assert not copies.keeps_rules(b"1, 2))", rules)  # breaks the cell's syntax
+    assert not copies.keeps_rules(b"total = df.sum()", LineRules(frozenset({b"total = df.sum()"})))
+
+
+def test_the_plan_carries_the_copies_and_a_winning_copy_replaces_the_beams_line(shipped: LlamaCppBackend) -> None:
+    cell = "total = df['rev"
+    ctx = Context(ABOVE + cell, "", cell, "", ABOVE, "")
+    prompt = make_prompt(shipped, ctx, 32, beam=8, read_check=False)
+    texts = [b"".join(shipped.piece(t) for t in c) for c in prompt.plan.copies]
+    assert texts[0] == prompt.plan.heal + b"enue_2024']"  # the healed bytes spelled first
+    assert make_prompt(shipped, ctx, 32, beam=8, read_check=False, copies=False).plan.copies == ()
+    out: list[bytes] = []
+    shipped.generate(prompt.ids, prompt.plan, lambda: False, lambda token: out.append(token.piece))
+    assert b"".join(out).split(b"\n")[0] == prompt.plan.heal + b"enue_2024']"
