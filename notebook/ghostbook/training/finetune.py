@@ -36,6 +36,7 @@ from ghostbook.training.user_notebooks import (
     FinetuneError,
     Options,
     default_steps,
+    default_threads,
     read_user_notebooks,
     split_heldout,
     texts,
@@ -194,7 +195,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--max-minutes", type=float, default=None, help="stop training after this long")
     ap.add_argument("--batch-size", type=int, default=8, help="sequences a step")
     ap.add_argument("--lora-rank", type=int, default=8, help="rank of the LoRA adapters (--base PATH)")
-    ap.add_argument("--threads", type=int, default=2, help="CPU threads for training")
+    ap.add_argument("--threads", type=int, default=default_threads(), help="CPU threads for training (default: "
+                    "half the cores, at most 4)")
     ap.add_argument("--patience", type=int, default=2,
                     help="stop after this many held-out validations in a row without a lower loss")
     ap.add_argument("--quiet", action="store_true", help="no progress bars while measuring")

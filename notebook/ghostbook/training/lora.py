@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import time
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
     template = fim_template(base, tok)
     torch.set_num_threads(opts.threads)
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_pretrained(base, torch_dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
     seq_len = min(512, int(getattr(model.config, "max_position_embeddings", 512) or 512))
     try:
         sampler = TemplateSampler(train_texts, tok, seq_len, 0, template)
@@ -104,8 +105,11 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
     lr = opts.lr or 1e-3
     schedule = replace(PRESETS["default"], max_steps=steps, lr=lr, min_lr=lr / 10,
                        warmup_steps=max(1, min(20, steps // 10)))
-    lora: Any = get_peft_model(model, LoraConfig(r=opts.lora_rank, lora_alpha=2 * opts.lora_rank, lora_dropout=0.0,
-                                            target_modules="all-linear", task_type="CAUSAL_LM"))
+    config = LoraConfig(r=opts.lora_rank, lora_alpha=2 * opts.lora_rank, lora_dropout=0.0,
+                        target_modules="all-linear", task_type="CAUSAL_LM")
+    with warnings.catch_warnings():  # peft asks transformers' deprecated `is_gradient_checkpointing`
+        warnings.simplefilter("ignore", FutureWarning)
+        lora: Any = get_peft_model(model, config)
     trainable = [p for p in lora.parameters() if p.requires_grad]
     optim = torch.optim.AdamW(trainable, lr=lr, weight_decay=0.0)
     eval_every = max(10, steps // 10)

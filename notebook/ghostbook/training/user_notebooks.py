@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ghostbook.eval.notebook_data import MAX_CELL_CHARS, Notebook, cells_from_ipynb, dedupe, notebook_text
@@ -31,10 +32,15 @@ class Options:
     max_minutes: float | None = None
     batch_size: int = 8
     lora_rank: int = 8
-    threads: int = 2
+    threads: int = field(default_factory=lambda: default_threads())
     patience: int = 2  # validations in a row without a lower held-out loss before stopping
     per_notebook: int = 6  # held-out tasks cut from each held-out notebook
     progress: bool = True
+
+
+def default_threads() -> int:
+    """Half the cores, at most 4: small models train no faster on more, and the machine stays usable."""
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
 
 
 def warn(message: str) -> None:

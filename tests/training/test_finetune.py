@@ -1,0 +1,126 @@
+"""`ghostbook train finetune`: real training on house-style notebooks, held-out exact match through the
+editor's completion path before and after, the GGUF in llama.cpp, the catalogue's offer; LoRA on an
+HF-format model; clear errors for bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from ghostbook.eval.notebook_bench import run_tasks
+from ghostbook.eval.notebook_tasks import NotebookTask
+from ghostbook.models.catalog import resolve
+from ghostbook.models.catalogue import offers
+from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.loader import ModelRegistry
+from ghostbook.training.finetune import main
+from ghostbook.training.user_notebooks import read_user_notebooks, split_heldout
+from safetensors.torch import load_file
+
+from tests.models.conftest import shared_tiny_gguf
+from tests.training.house_notebooks import notebook_json, write_house_notebooks
+
+
+@pytest.fixture()
+def models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "models"
+    monkeypatch.setenv("GHOSTBOOK_MODELS_DIR", str(folder))
+    return folder
+
+
+def test_finetune_on_house_notebooks_raises_heldout_exact_match(tmp_path: Path, models: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    write_house_notebooks(tmp_path / "nbs", 30)
+    assert main([str(tmp_path / "nbs"), "--steps", "12", "--batch-size", "2", "--lr", "1e-3", "--threads", "1",
+                 "--out", "house", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "27 to train on" in out and "3 held out" in out
+    assert "held-out exact match: before" in out and '"finetuned: house"' in out
+    report = json.loads((models / "house" / "finetune.json").read_text())
+    held = report["heldout"]
+    print(held)
+    assert held["tasks"] == 18 and report["steps"] == 12
+    assert held["exact_match_after"] > held["exact_match_before"]
+    gguf = models / "house" / report["gguf"]
+    assert sorted(p.name for p in (models / "house").iterdir()) == ["finetune.json", gguf.name, "tokenizer.json"]
+
+    offer = next(o for o in offers() if o.name == "finetuned: house")
+    assert offer.spec == str(gguf) and offer.backends == "llama.cpp" and offer.source == "local"
+    entry, path = resolve(offer.spec)  # the default model's rules (template, code only) for its fine-tune
+    assert entry is not None and entry.family == "ghostbook" and entry.code_only and path == gguf
+
+    cells = ("import numpy as npx\nimport pandas as ", 'df = pdx.read_csv("data/search.csv")\ndf.head()')
+    task = NotebookTask("house#0", "house", "after import", cells, 0, len(cells[0]), "pdx")
+
+    async def complete() -> tuple[str, object]:
+        registry = ModelRegistry()
+        try:
+            results = await run_tasks([task], offer.spec, progress=False, registry=registry)
+            return results[0].completion, registry.backend
+        finally:
+            await registry.close()
+
+    completion, backend = asyncio.run(complete())
+    assert isinstance(backend, LlamaCppBackend)
+    assert completion.strip(), "the fine-tuned GGUF completes"
+
+
+def test_lora_on_an_hf_model_merges_the_adapters(tmp_path: Path, models: Path,
+                                                 tmp_path_factory: pytest.TempPathFactory,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    base = shared_tiny_gguf(tmp_path_factory).parent / "hf"  # the tests' tiny Llama in HF format
+    write_house_notebooks(tmp_path / "nbs", 20)
+    assert main([str(tmp_path / "nbs"), "--base", str(base), "--steps", "6", "--batch-size", "2",
+                 "--threads", "1", "--lora-rank", "4", "--out", "house-lora", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "held-out exact match: before" in out and "lora (rank 4, merged)" in out
+    folder = models / "house-lora"
+    report = json.loads((folder / "finetune.json").read_text())
+    assert report["method"] == "lora (rank 4, merged)" and report["steps"] == 6
+    assert {"exact_match_before", "exact_match_after"} <= set(report["heldout"])
+    merged, original = load_file(folder / "model.safetensors"), load_file(base / "model.safetensors")
+    assert not any("lora" in k for k in merged)  # merged: plain weights, no adapter tensors
+    changed = [k for k in original if "proj" in k and not torch.equal(merged[k], original[k])]
+    assert changed, "the adapters were merged into the projections"
+    assert report["gguf"] == "finetuned-q8_0.gguf" and (folder / report["gguf"]).is_file()  # a Llama: GGUF too
+    assert next(o for o in offers() if o.name == "finetuned: house-lora").spec == str(folder / report["gguf"])
+
+
+def test_bad_input_gives_clear_errors(tmp_path: Path, models: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main([str(empty)]) == 2
+    assert "no notebooks with code cells found" in capsys.readouterr().err
+    assert main([str(tmp_path / "missing")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+    few = tmp_path / "few"
+    few.mkdir()
+    (few / "a.ipynb").write_text(notebook_json(["import pandas as pdx", "x = 1"]))
+    assert main([str(few)]) == 2
+    assert "needs at least 2" in capsys.readouterr().err
+    (few / "b.ipynb").write_text(notebook_json(["y = 2", "z = 3"]))
+    (few / "broken.ipynb").write_text('{"cells": [')
+    (few / "list.ipynb").write_text("[1, 2]")
+    assert main([str(few)]) == 2
+    err = capsys.readouterr().err
+    assert "skipping" in err and "broken.ipynb" in err and "list.ipynb" in err
+    assert "only 2 code cells" in err and "Traceback" not in err
+
+    write_house_notebooks(tmp_path / "nbs", 4)
+    assert main([str(tmp_path / "nbs"), "--base", str(tmp_path)]) == 2
+    assert "not a Hugging Face model folder" in capsys.readouterr().err
+    assert not models.exists() or not any(models.iterdir())
+
+
+def test_heldout_split_is_deterministic_by_path(tmp_path: Path) -> None:
+    write_house_notebooks(tmp_path / "nbs", 25)
+    notebooks = read_user_notebooks([tmp_path / "nbs"])
+    train, held = split_heldout(notebooks)
+    assert len(held) == 2 and len(train) == 23
+    again = split_heldout(list(reversed(notebooks)))
+    assert {nb.id for nb in again[1]} == {nb.id for nb in held}
+    assert len(split_heldout(notebooks[:3])[1]) == 1  # at least one
