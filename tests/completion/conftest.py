@@ -45,6 +45,9 @@ class ScriptedBackend:
     def tokenize(self, text: str) -> list[int]:
         return list(text.encode())
 
+    def cached(self, prompt_ids: Sequence[int]) -> int:
+        return len(prompt_ids)  # it reads no prompt: never a cold start (`completion.coldstart`)
+
     def lookup(self, token_text: str) -> int | None:
         return 256 + SPECIAL.index(token_text) if token_text in SPECIAL else None
 

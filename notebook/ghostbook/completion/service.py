@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ghostbook import protocol as p
-from ghostbook.completion import filters, gate
+from ghostbook.completion import coldstart, filters, gate
 from ghostbook.completion.cache import SuggestionCache
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
-from ghostbook.completion.prompt import layout_for, make_prompt
+from ghostbook.completion.prompt import Prompt, layout_for, make_prompt
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
 from ghostbook.completion.stats import CompletionStats
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
@@ -61,9 +61,12 @@ class CompletionService:
         self.cache = SuggestionCache()
         self.stats = CompletionStats()
         self.last_gen: GenStats | None = None
+        self.last_prompt: list[int] = []  # the last request's prompt ids (benchmarks)
         self._inflight: dict[str, _Inflight] = {}
         self._builder: tuple[Backend, ContextBuilder] | None = None
         self.prewarms = 0
+        self._prefills: set[asyncio.Task[bool]] = set()  # whole prompts read after a cold start (`coldstart`)
+        self._reading: set[threading.Event] = set()  # cancel flags of this service's prefills and prewarms
         self.controls = SettingsController(self.store, self.registry, send, broadcast, self.cache.clear)
 
     # ---- messages -------------------------------------------------------------------------------
@@ -100,6 +103,8 @@ class CompletionService:
 
     async def close(self) -> None:
         self.controls.close()
+        for cancel in list(self._reading):
+            cancel.set()
         for client_id in list(self._inflight):
             self._cancel(client_id)
 
@@ -145,14 +150,21 @@ class CompletionService:
             self.stats.server_ms.append((time.perf_counter() - start) * 1000)
             self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
             return
+        full, later = ctx, None
+        if not isinstance(backend, RemoteBackend):  # a cold prompt: read a shorter one now, the whole one after
+            ctx, later = coldstart.choose(backend, ctx, lambda: self._context(backend, cells, index, cursor,
+                                                                                settings, cold=True),
+                                          settings.max_new_tokens)
         text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens,
                                     settings.beam_width, settings.read_check, settings.search_ms,
                                     settings.notebook_candidates)
         if text is None:  # cancelled
             return
-        self.cache.put(ctx.prefix, ctx.suffix, text)
+        self.cache.put(full.prefix, full.suffix, text)
         self.stats.server_ms.append((time.perf_counter() - start) * 1000)
         self._emit(client_id, inflight, msg, cursor, text, True, "model")
+        if later is not None and self._current(client_id, inflight):
+            self._prefill_soon(backend, later)
 
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
                         backend: Backend, ctx: Context, max_new: int, beam: int = 1,
@@ -168,7 +180,7 @@ class CompletionService:
             except TemplateError as exc:
                 self._emit_error(client_id, inflight, str(exc))
                 return None
-            removed = prompt.plan.heal
+            removed, self.last_prompt = prompt.plan.heal, prompt.ids
             stream = backend.stream(prompt.ids, prompt.plan, inflight.cancel)
         fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
         raw, shown, stopped = b"", "", False
@@ -196,12 +208,65 @@ class CompletionService:
         return shown
 
     def _context(self, backend: Backend, cells: Sequence[CellLike], index: int, cursor: int,
-                 settings: CompletionSettings) -> Context:
+                 settings: CompletionSettings, cold: bool = False) -> Context:
+        """The context for `cursor`; `cold`: within `coldstart.BUDGET` tokens (its own sticky cells above)."""
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
+        if cold:
+            budget = min(budget, coldstart.BUDGET)
         return self._builder_for(backend).build(
             [CellText(c.cell_type, c.source) for c in cells], index, cursor, budget,
             self._provider.namespace_lines() if self._provider else (),
-            0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id)
+            0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id + ("\0cold" if cold else ""))
+
+    def _prefill_soon(self, backend: Backend, ctx: Context) -> None:
+        """Read `ctx`'s whole prompt into the KV cache in the background (any request stops it)."""
+        settings = self.store.current
+        try:
+            prompt = make_prompt(backend, ctx, settings.max_new_tokens)
+        except TemplateError:
+            return
+        task = asyncio.get_running_loop().create_task(self._prefill(backend, prompt))
+        self._prefills.add(task)
+        task.add_done_callback(self._prefills.discard)
+
+    async def idle(self) -> None:
+        """Wait for background prompt reading to end (benchmarks: a user types for longer than it takes)."""
+        while self._prefills:
+            await asyncio.gather(*self._prefills, return_exceptions=True)
+
+    async def _prefill(self, backend: Backend, prompt: Prompt) -> bool:
+        """Evaluate `prompt` (and one token) while no request waits; False if a request stopped it."""
+        if self._inflight:
+            return False
+        cancel = threading.Event()
+        self.registry.prewarms.add(cancel)
+        self._reading.add(cancel)
+        try:
+            stream = backend.stream(prompt.ids, dataclasses.replace(prompt.plan, max_new_tokens=1), cancel)
+            async with contextlib.aclosing(stream):
+                async for _ in stream:
+                    pass
+        finally:
+            self.registry.prewarms.discard(cancel)
+            self._reading.discard(cancel)
+        return not cancel.is_set()
+
+    def edited(self, cell_id: str, before: str) -> None:
+        """A client changed `cell_id`'s text from `before`: while the editor's debounce runs, read the
+        prompt for the cursor where the change ended (the request that follows finds it in the KV cache).
+        A newer edit or any request stops it."""
+        settings, backend = self.store.current, self.registry.backend
+        if (not settings.enabled or backend is None or isinstance(backend, RemoteBackend)
+                or self.registry.status.state != "ready" or self._inflight):
+            return
+        cells = list(self._cells())
+        index = next((i for i, c in enumerate(cells) if c.id == cell_id), None)
+        if index is None or cells[index].cell_type != "code":
+            return
+        cursor = coldstart.edit_end(before, cells[index].source)  # (Ctrl+Space may follow where the gate skips)
+        for cancel in list(self._reading):  # the last edit's reading is for a cursor that moved on
+            cancel.set()
+        self._prefill_soon(backend, self._context(backend, cells, index, cursor, settings))
 
     async def prewarm_after(self, cell_id: str) -> None:
         """`cell_id` just ran: prewarm the next code cell below it (the user's likely next place), or
@@ -228,16 +293,7 @@ class CompletionService:
                                  settings.max_new_tokens)
         except TemplateError:
             return
-        cancel = threading.Event()
-        self.registry.prewarms.add(cancel)
-        try:
-            stream = backend.stream(prompt.ids, dataclasses.replace(prompt.plan, max_new_tokens=1), cancel)
-            async with contextlib.aclosing(stream):
-                async for _ in stream:
-                    pass
-        finally:
-            self.registry.prewarms.discard(cancel)
-        self.prewarms += not cancel.is_set()
+        self.prewarms += await self._prefill(backend, prompt)
 
     def _builder_for(self, backend: Backend) -> ContextBuilder:
         if self._builder is None or self._builder[0] is not backend:

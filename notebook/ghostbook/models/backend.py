@@ -158,6 +158,10 @@ class Backend(Protocol):
 
     def tokenize(self, text: str) -> list[int]: ...
 
+    def cached(self, prompt_ids: Sequence[int]) -> int:
+        """How many leading tokens of `prompt_ids` the KV cache holds now (what `generate` would not
+        evaluate again); 0 for a backend that keeps none."""
+
     def lookup(self, token_text: str) -> int | None:
         """The id of a vocabulary entry by its exact text (special tokens), or None."""
 

@@ -61,6 +61,10 @@ class Sequences:
         self.held = [[] for _ in range(N_SEQ)]
         self._last = [None] * N_SEQ
 
+    def shared(self, prompt: Sequence[int]) -> int:
+        """The most leading tokens of `prompt` one sequence holds."""
+        return max((common_prefix(held, prompt) for held in self.held if held), default=0) if prompt else 0
+
     def keep_best(self, prompt: Sequence[int]) -> int:
         """Keep only the sequence that shares most with `prompt` (its cells hold the prompt's start),
         dropping the others; returns how many tokens it shares."""

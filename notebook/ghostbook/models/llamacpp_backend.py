@@ -92,6 +92,7 @@ _PROGRESS_LOCK = threading.Lock()
 # Greedy with prompt-lookup drafts (`decoding.speculative`): off for eval and benchmarks that open a model
 # themselves; the editor's `speculative` setting (on: `ghostbook bench speculative`, 1.2x) sets it.
 SPECULATIVE = False
+TOKENIZED = 256  # texts whose token ids `tokenize` remembers
 READER_CTX = 1024  # the read check's context: READ_CONTEXT tokens above, a line and the next lines
 
 
@@ -213,6 +214,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self._no_reader = False  # it could not be made
         self.on_progress: Callable[[float], None] | None = None  # load progress 0..1 (the loader's status)
         self.speculative = SPECULATIVE  # greedy by prompt lookup (`decoding.speculative`)
+        self._tokenized: dict[str, tuple[int, ...]] = {}  # text -> ids, least recently used first
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -291,9 +293,20 @@ class LlamaCppBackend(ThreadedGeneration):
     # ---- vocabulary -----------------------------------------------------------------------------
 
     def tokenize(self, text: str) -> list[int]:
+        """Token ids of `text`; the last `TOKENIZED` texts are remembered (a request tokenizes the cells
+        and the context it builds from them, most of them unchanged since the last keystroke)."""
         if not text:
             return []
-        return list(self._require().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        ids = self._tokenized.pop(text, None)
+        if ids is None:
+            ids = tuple(self._require().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            if len(self._tokenized) >= TOKENIZED:
+                del self._tokenized[next(iter(self._tokenized))]
+        self._tokenized[text] = ids  # the most recent last
+        return list(ids)
+
+    def cached(self, prompt_ids: Sequence[int]) -> int:
+        return self._seqs.shared(list(prompt_ids)) if self._llm is not None else 0
 
     def lookup(self, token_text: str) -> int | None:
         return self._vocab.get(token_text)

@@ -101,6 +101,9 @@ class RemoteBackend:
     def forget(self) -> None:
         pass
 
+    def cached(self, prompt_ids: Sequence[int]) -> int:
+        return 0  # the server keeps its own cache
+
     def tokenize(self, text: str) -> list[int]:
         """An estimate for the context budget (one id per ~3.5 characters)."""
         return [0] * round(len(text) / CHARS_PER_TOKEN)

@@ -194,6 +194,9 @@ class TransformersBackend(ThreadedGeneration):
     def tokenize(self, text: str) -> list[int]:
         return list(self._tok.encode(text, add_special_tokens=False).ids) if text else []
 
+    def cached(self, prompt_ids: Sequence[int]) -> int:
+        return common_prefix(self._tokens, list(prompt_ids)) if self._cache is not None else 0
+
     def lookup(self, token_text: str) -> int | None:
         token = self._vocab.get(token_text)
         return None if token is None else int(token)

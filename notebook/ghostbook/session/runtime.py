@@ -125,10 +125,15 @@ class NotebookSession:
                   | p.GetCatalogue() | p.CancelDownload()):
                 await self.completion.handle(client.id, message)
             case _:
+                edited = self.data.find(message.cell_id) if isinstance(message, p.SetSource) else None
+                before = edited.source if edited is not None else None
                 try:
                     self.apply(FromClient(client.id, message))
                 except reducer.OperationError as exc:
                     self._reply(client, p.error_message(str(exc), message.ref))
+                    return
+                if before is not None and self._completion is not None and isinstance(message, p.SetSource):
+                    self._completion.edited(message.cell_id, before)  # read the prompt during the debounce
 
     def apply(self, op: Operation) -> None:
         by_kernel = isinstance(op, FromKernel)  # outputs and execution state: saved on a slower schedule

@@ -1,0 +1,108 @@
+"""Cold starts and prompt reading ahead of requests (`completion.coldstart`), with the shipped model."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from ghostbook import protocol as p
+from ghostbook.completion import coldstart
+from ghostbook.completion.service import CompletionService
+from ghostbook.completion.settings import SettingsStore
+from ghostbook.models.backend import Backend
+from ghostbook.models.loader import ModelRegistry
+
+from tests.completion.conftest import FakeCell, Outbox
+
+SPECIALS = 4  # the FIM tokens a prompt adds to its context
+
+
+def notebook() -> list[FakeCell]:
+    """A notebook whose whole context is well over `coldstart.BUDGET` tokens, cursor cell last."""
+    cells = [FakeCell(f"c{i}", "code", f"def step_{i}(values, scale={i}):\n    total = sum(v * scale for v in values)\n"
+                      f"    return [v - total / len(values) for v in values]\n\nresult_{i} = step_{i}([1, 2, {i}])")
+             for i in range(24)]
+    cells.append(FakeCell("z", "code", "data = [3, 1, 2]\nout = step_3(data)\nprint(out"))
+    return cells
+
+
+async def service_for(tmp_path: Path, cells: list[FakeCell]) -> tuple[CompletionService, Outbox, Backend]:
+    outbox = Outbox()
+    store = SettingsStore(tmp_path / "settings.json")
+    registry = ModelRegistry()
+    service = CompletionService(lambda: cells, outbox.send, outbox.broadcasts.append, None, registry, store)
+    backend = await registry.ensure("default")
+    assert backend is not None
+    return service, outbox, backend
+
+
+def suggest(ref: str, cell: str, cursor: int) -> p.Suggest:
+    return p.Suggest(type="suggest", ref=ref, cell_id=cell, cursor=cursor, trigger="forced")
+
+
+async def test_a_cold_request_reads_a_shorter_prompt_and_the_whole_one_after(tmp_path: Path) -> None:
+    cells = notebook()
+    service, out, backend = await service_for(tmp_path, cells)
+    backend.forget()
+    await service.suggest("t", suggest("r1", "z", len(cells[-1].source)))
+    assert out.of("suggestion", "r1")[-1]["done"]
+    cold = service.last_gen
+    assert cold is not None and cold.reused_tokens <= 1
+    assert cold.prompt_tokens <= coldstart.BUDGET + SPECIALS  # without the cold start: ~440 tokens
+    await service.idle()  # the whole prompt is read after the suggestion was sent
+    cells[-1].source += ")"
+    await service.suggest("t", suggest("r2", "z", len(cells[-1].source)))
+    warm = service.last_gen
+    assert warm is not None and warm.prompt_tokens > coldstart.BUDGET + SPECIALS  # the whole context again
+    assert warm.reused_tokens >= warm.prompt_tokens - 8  # and it was in the KV cache
+    await service.close()
+    await service.registry.close()
+
+
+async def test_an_edit_reads_the_prompt_while_the_debounce_runs(tmp_path: Path) -> None:
+    cells = notebook()
+    service, _, backend = await service_for(tmp_path, cells)
+    backend.forget()
+    before = cells[-1].source
+    cells[-1].source = before + ")"  # a keystroke: the session hands the service the text it replaced
+    service.edited("z", before)
+    await service.idle()
+    await service.suggest("t", suggest("r1", "z", len(cells[-1].source)))
+    gen = service.last_gen
+    assert gen is not None and gen.prompt_tokens > coldstart.BUDGET + SPECIALS  # no cold start was needed
+    assert gen.reused_tokens == gen.prompt_tokens - 1  # all of it read before the request came
+    await service.close()
+    await service.registry.close()
+
+
+async def test_a_request_stops_the_reading_ahead_within_a_prompt_chunk(tmp_path: Path) -> None:
+    cells = notebook()
+    service, out, backend = await service_for(tmp_path, cells)
+    freed: list[float] = []
+    for _ in range(8):  # the reading must still be under way when the request comes
+        await service.idle()
+        backend.forget()
+        before = cells[-1].source
+        cells[-1].source = before + " "
+        service.edited("z", before)
+        await asyncio.sleep(0.01)
+        (reading,) = service._prefills
+        start = time.perf_counter()
+        service.registry.cancel_prewarms()  # what a request does first
+        if not await reading:  # stopped before it was done
+            freed.append((time.perf_counter() - start) * 1000)
+    assert freed, "the reading ahead never ran long enough to be stopped"
+    # a prompt chunk (PROMPT_CHUNK tokens) takes ~2-5 ms on this machine; generous where it is busy
+    assert sorted(freed)[len(freed) // 2] < 15, freed
+    await service.suggest("t", suggest("r", "z", len(cells[-1].source)))  # and the model answers
+    assert out.of("suggestion", "r")[-1]["done"]
+    await service.close()
+    await service.registry.close()
+
+
+def test_edit_end_is_where_the_change_ends() -> None:
+    assert coldstart.edit_end("x = ", "x = 1") == 5
+    assert coldstart.edit_end("ab\ncd", "ab\nXcd") == 4
+    assert coldstart.edit_end("abc", "ac") == 1
+    assert coldstart.edit_end("", "print(") == 6
