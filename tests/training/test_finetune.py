@@ -124,3 +124,6 @@ def test_heldout_split_is_deterministic_by_path(tmp_path: Path) -> None:
     again = split_heldout(list(reversed(notebooks)))
     assert {nb.id for nb in again[1]} == {nb.id for nb in held}
     assert len(split_heldout(notebooks[:3])[1]) == 1  # at least one
+    write_house_notebooks(tmp_path / "moved" / "nbs", 25)  # the same notebooks elsewhere: the same split
+    moved = split_heldout(read_user_notebooks([tmp_path / "moved" / "nbs"]))[1]
+    assert [Path(nb.id).name for nb in moved] == [Path(nb.id).name for nb in held]

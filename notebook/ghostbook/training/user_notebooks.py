@@ -83,11 +83,13 @@ def read_user_notebooks(folders: list[Path]) -> list[Notebook]:
 
 
 def split_heldout(notebooks: list[Notebook], share: float = HELDOUT_SHARE) -> tuple[list[Notebook], list[Notebook]]:
-    """(train, held out): `share` of the notebooks, at least one, chosen by a hash of the path."""
+    """(train, held out): `share` of the notebooks, at least one, chosen by a hash of the path below the
+    folder they share (the same split wherever that folder is)."""
     if len(notebooks) < 2:
         raise FinetuneError(f"found {len(notebooks)} notebook with code cells; fine-tuning needs at least 2 "
                             "(one is held out to measure the result)")
-    ranked = sorted(notebooks, key=lambda nb: hashlib.sha1(nb.id.encode()).hexdigest())
+    common = os.path.commonpath([nb.id for nb in notebooks])
+    ranked = sorted(notebooks, key=lambda nb: hashlib.sha1(os.path.relpath(nb.id, common).encode()).hexdigest())
     n = max(1, round(share * len(notebooks)))
     held = {nb.id for nb in ranked[:n]}
     return [nb for nb in notebooks if nb.id not in held], [nb for nb in notebooks if nb.id in held]
