@@ -119,3 +119,17 @@ def test_sticky_cells_still_fit_the_budget() -> None:
         cells[-1] = CellText("code", "y" * n)
         ctx = builder.build(cells, 40, n, 200, key="cell")
         assert builder.tokens(ctx.prefix) + builder.tokens(ctx.suffix) <= 200
+
+
+def test_only_the_cells_that_may_fit_are_counted() -> None:
+    """A cold start in a long notebook does not tokenize every cell above the cursor (#15)."""
+    counted: list[str] = []
+
+    def count(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    cells = [CellText("code", f"v{i} = compute({i}, scale=2)") for i in range(400)] + [CellText("code", "x = ")]
+    ctx = ContextBuilder(count).build(cells, 400, 4, 120, key="z")
+    assert "v399 = compute(399, scale=2)" in ctx.prefix
+    assert len(counted) < 60  # the ~30 cells that fit and a few texts more, not 400

@@ -11,7 +11,7 @@ Whole cells are taken nearest-first while they fit the token budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -101,7 +101,7 @@ class ContextBuilder:
         near_prefix = self._tail_lines(cell_prefix, prefix_budget - self.tokens(header))
         left = prefix_budget - self.tokens(header) - self.tokens(near_prefix)
         texts = [t for t in (as_code(c) for c in reversed(cells[:index])) if t]  # nearest first
-        costs = [self.tokens(t + CELL_SEPARATOR) for t in texts]
+        costs = _Costs(texts, self.tokens)  # counted as far as they are read: a cold start counts few
         previous = self._above.get(key) if key is not None else None
         n = _fitting(costs, left - budget // 8 if key is not None else left)
         if previous is not None and previous <= _fitting(costs, left):
@@ -153,7 +153,20 @@ class ContextBuilder:
         return "\n".join(lines[:end])
 
 
-def _fitting(costs: Sequence[int], room: int) -> int:
+class _Costs:
+    """The token counts of `texts` (each followed by a cell separator), counted when first read."""
+
+    def __init__(self, texts: Sequence[str], count: Callable[[str], int]) -> None:
+        self._texts, self._count, self._known = texts, count, list[int]()
+
+    def __iter__(self) -> Iterator[int]:
+        for i, text in enumerate(self._texts):
+            if i == len(self._known):
+                self._known.append(self._count(text + CELL_SEPARATOR))
+            yield self._known[i]
+
+
+def _fitting(costs: Iterable[int], room: int) -> int:
     """How many of `costs`, taken in order, fit in `room`."""
     n = 0
     for cost in costs:
