@@ -37,6 +37,7 @@ from ghostbook.training.user_notebooks import (
     Options,
     default_steps,
     default_threads,
+    quiet_llama,
     read_user_notebooks,
     split_heldout,
     texts,
@@ -60,7 +61,8 @@ def exact_match(tasks: list[NotebookTask], model: str, progress: bool) -> dict[s
     from ghostbook.eval.notebook_bench import run_tasks, summarise
 
     try:
-        return summarise(asyncio.run(run_tasks(tasks, model, CompletionSettings(), progress)))
+        with quiet_llama():  # not llama.cpp's warning that the model was trained on a shorter context
+            return summarise(asyncio.run(run_tasks(tasks, model, CompletionSettings(), progress)))
     except RuntimeError as exc:
         raise FinetuneError(f"cannot measure {model}: {exc}") from None
 
@@ -93,13 +95,17 @@ def train_default(train_texts: list[str], val_texts: list[str], opts: Options, o
     preset = finetune_preset(steps, opts.lr or 3e-4, opts.batch_size)
     with tempfile.TemporaryDirectory(prefix="ghostbook-finetune-") as tmp:
         run = Path(tmp) / "run"
-        init_run_from_gguf(default_model_path(), run, preset, special_ids(tok))
+        try:
+            init_run_from_gguf(default_model_path(), run, preset, special_ids(tok))
+        except ValueError as exc:  # a shipped model of another shape than the default preset's
+            raise FinetuneError(f"cannot start from the default model: {exc}") from None
         run_opts = RunOptions(out_dir=run, threads=opts.threads, max_minutes=opts.max_minutes,
                               eval_every=max(10, steps // 10), ckpt_every=steps + 1, val_batches=2,
                               autocast=has_bf16(), patience=opts.patience)
         state = train(preset, tok, train_texts, val_texts, run_opts)
         model, _ = load_model(run)
-    paths = export_gguf(model, tok_path, out, ["q8_0"], stem=GGUF_STEM, context_length=seq_len)
+    with quiet_llama():
+        paths = export_gguf(model, tok_path, out, ["q8_0"], stem=GGUF_STEM, context_length=seq_len)
     for path in paths:
         if path.name != f"{GGUF_STEM}-q8_0.gguf":
             path.unlink()

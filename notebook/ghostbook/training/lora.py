@@ -25,7 +25,7 @@ from ghostbook.models.templates import FimTemplate, Layout, TemplateError, build
 from ghostbook.training.data import FimConfig, SequenceSampler
 from ghostbook.training.fim import fit, random_split
 from ghostbook.training.model import PRESETS
-from ghostbook.training.user_notebooks import GGUF_STEM, FinetuneError, Options, default_steps
+from ghostbook.training.user_notebooks import GGUF_STEM, FinetuneError, Options, default_steps, quiet_llama
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
@@ -148,7 +148,9 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
     if why_not is None:
         from ghostbook.training.export import export_gguf
 
-        for path in export_gguf(merged, base / "tokenizer.json", out, ["q8_0"], stem=GGUF_STEM, context_length=seq_len):
+        with quiet_llama():
+            paths = export_gguf(merged, base / "tokenizer.json", out, ["q8_0"], stem=GGUF_STEM, context_length=seq_len)
+        for path in paths:
             if path.name != f"{GGUF_STEM}-q8_0.gguf":
                 path.unlink()
         gguf_name = f"{GGUF_STEM}-q8_0.gguf"

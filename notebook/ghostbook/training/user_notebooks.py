@@ -3,11 +3,14 @@ user's notebooks (read from folders, split into training and held-out ones by a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import math
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +44,18 @@ class Options:
 def default_threads() -> int:
     """Half the cores, at most 4: small models train no faster on more, and the machine stays usable."""
     return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
+@contextlib.contextmanager
+def quiet_llama() -> Iterator[None]:
+    """llama.cpp's info lines (a quantisation's per-tensor log) off; its errors still show."""
+    logger = logging.getLogger("llama-cpp-python")  # llama_cpp._logger's callback reads its level
+    old = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(old)
 
 
 def warn(message: str) -> None:
