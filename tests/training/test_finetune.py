@@ -127,3 +127,16 @@ def test_heldout_split_is_deterministic_by_path(tmp_path: Path) -> None:
     write_house_notebooks(tmp_path / "moved" / "nbs", 25)  # the same notebooks elsewhere: the same split
     moved = split_heldout(read_user_notebooks([tmp_path / "moved" / "nbs"]))[1]
     assert [Path(nb.id).name for nb in moved] == [Path(nb.id).name for nb in held]
+
+
+def test_training_stops_when_the_heldout_loss_stops_falling() -> None:
+    from ghostbook.training.train import _no_better
+
+    state: dict[str, object] = {}
+    losses = [2.0, 1.5, 1.6, 1.4, 1.45, 1.5]
+    stops = []
+    for loss in losses:
+        state["val_loss"] = loss
+        stops.append(_no_better(state, patience=2))
+    assert stops == [False, False, False, False, False, True]
+    assert state["best_val_loss"] == 1.4
