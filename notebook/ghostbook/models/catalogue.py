@@ -146,8 +146,9 @@ def _finetuned(folder: Path) -> Offer | None:
     family, params = ("ghostbook", "3.4M") if info.get("base") == "default" else ("auto", "?")
     if info.get("gguf") and gguf.is_file():
         size = gguf.stat().st_size / 1e6
-        return Offer(str(gguf), name, family, params, round(size, 1), round(size * 1.15 + 250), "see the base model",
-                     "llama.cpp", "local", downloaded=True)
+        ram = 64 if info.get("base") == "default" else round(size * 1.15 + 250)  # the built-in model's
+        return Offer(str(gguf), name, family, params, round(size, 1), ram, "see the base model", "llama.cpp", "local",
+                     downloaded=True)
     if (folder / "config.json").is_file():
         size = sum(f.stat().st_size for f in folder.glob("*.safetensors")) / 1e6
         return Offer(str(folder), name, family, params, round(size, 1), round(size * 2.2 + 500), "see the base model",
