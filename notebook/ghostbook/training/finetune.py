@@ -80,10 +80,12 @@ def finetune_preset(steps: int, lr: float, batch_size: int) -> Preset:
 
 def train_default(train_texts: list[str], val_texts: list[str], opts: Options, out: Path) -> dict[str, Any]:
     """Train the shipped model on `train_texts` (held-out loss on `val_texts`), write its GGUF to `out`."""
+    import torch
+
     from ghostbook.training.continued import init_run_from_gguf
     from ghostbook.training.export import default_model_dir, default_model_path, export_gguf
     from ghostbook.training.tokenizer import load_tokenizer, special_ids
-    from ghostbook.training.train import RunOptions, has_bf16, load_model, train
+    from ghostbook.training.train import BEST, RunOptions, has_bf16, load_model, train
 
     tok_path = default_model_dir() / "tokenizer.json"
     if not default_model_path().is_file():
@@ -104,6 +106,8 @@ def train_default(train_texts: list[str], val_texts: list[str], opts: Options, o
                               autocast=has_bf16(), patience=opts.patience)
         state = train(preset, tok, train_texts, val_texts, run_opts)
         model, _ = load_model(run)
+        if state.get("stopped_early") and (run / BEST).is_file():  # back to the lowest held-out loss
+            model.load_state_dict(torch.load(run / BEST, map_location="cpu"))
     with quiet_llama():
         paths = export_gguf(model, tok_path, out, ["q8_0"], stem=GGUF_STEM, context_length=seq_len)
     for path in paths:
@@ -111,6 +115,7 @@ def train_default(train_texts: list[str], val_texts: list[str], opts: Options, o
             path.unlink()
     shutil.copy(tok_path, out / "tokenizer.json")
     return {"method": "full", "gguf": f"{GGUF_STEM}-q8_0.gguf", "steps": state["step"], "planned_steps": steps,
+            "kept_step": state.get("best_step") if state.get("stopped_early") else state["step"],
             "train_tokens": n_tokens, "val_loss": state.get("val_loss"),
             "stopped_early": state.get("stopped_early"), "lr": preset.lr, "batch_size": preset.batch_size}
 
@@ -179,8 +184,8 @@ def finetune(folders: list[Path], base: str, name: str, opts: Options) -> dict[s
 
 def print_report(report: dict[str, Any], out: Path) -> None:
     held = report["heldout"]
-    early = f", stopped early (held-out loss rose) at step {report['stopped_early']}" if report.get(
-        "stopped_early") else ""
+    early = (f", stopped early (held-out loss rose) at step {report['stopped_early']}; kept the weights of step "
+             f"{report.get('kept_step')}") if report.get("stopped_early") else ""
     print(f"trained {report['steps']} steps in {report['minutes']:.1f} min ({report['method']}{early})")
     print(f"held-out exact match: before {held['exact_match_before']:.1%}, after {held['exact_match_after']:.1%} "
           f"({held['tasks']} tasks in {len(held['notebooks'])} notebooks)")

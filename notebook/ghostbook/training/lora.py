@@ -113,7 +113,8 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
     trainable = [p for p in lora.parameters() if p.requires_grad]
     optim = torch.optim.AdamW(trainable, lr=lr, weight_decay=0.0)
     eval_every = max(10, steps // 10)
-    best, worse, stopped, val_loss, done = float("inf"), 0, None, None, 0
+    best, worse, stopped, val_loss, done, kept = float("inf"), 0, None, None, 0, 0
+    best_state: dict[str, torch.Tensor] = {}
     deadline = time.time() + opts.max_minutes * 60 if opts.max_minutes else None
     bar = tqdm(total=steps, desc="train (LoRA)", unit="step", dynamic_ncols=True)
     lora.train()
@@ -131,13 +132,19 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
         done = step + 1
         if done % eval_every == 0 or done == steps:
             val_loss = round(evaluate(lora, val, False, "cpu"), 4)
-            best, worse = (val_loss, 0) if val_loss < best else (best, worse + 1)
+            if val_loss < best:
+                best, worse, kept = val_loss, 0, done
+                best_state = {k: v.detach().clone() for k, v in lora.state_dict().items() if "lora_" in k}
+            else:
+                worse += 1
         bar.set_postfix(loss=round(loss.item(), 4), val=val_loss)
         bar.update(1)
         if worse >= opts.patience:
             stopped = done
             break
     bar.close()
+    if stopped and best_state:  # back to the adapters of the lowest held-out loss
+        lora.load_state_dict(best_state, strict=False)
     merged: Any = lora.merge_and_unload()
     merged.save_pretrained(out, safe_serialization=True)
     for name in TOKENIZER_FILES:
@@ -158,5 +165,5 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
         notes.append(f"no GGUF written: {why_not}; the merged HF folder loads with the transformers backend, "
                      "or convert it with llama.cpp's convert_hf_to_gguf.py")
     return {"method": f"lora (rank {opts.lora_rank}, merged)", "gguf": gguf_name, "steps": done,
-            "planned_steps": steps, "train_tokens": n_tokens, "val_loss": val_loss, "stopped_early": stopped,
-            "lr": lr, "batch_size": opts.batch_size, "notes": notes}
+            "kept_step": kept if stopped else done, "planned_steps": steps, "train_tokens": n_tokens,
+            "val_loss": val_loss, "stopped_early": stopped, "lr": lr, "batch_size": opts.batch_size, "notes": notes}

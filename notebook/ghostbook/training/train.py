@@ -21,6 +21,7 @@ from ghostbook.training.model import Preset, build_model, count_params, llama_co
 from ghostbook.training.tokenizer import special_ids
 
 CKPT = "checkpoint.pt"
+BEST = "best.pt"  # the weights of the lowest val loss, with `RunOptions.patience`
 
 
 @dataclass
@@ -38,7 +39,8 @@ class RunOptions:
     autocast: bool = True
     workers: int = 0  # processes drawing batches ahead (0: in the training process)
     budget_minutes: float | None = None  # fit the schedule (its decay included) into this much time
-    patience: int | None = None  # stop after this many validations in a row without a lower val loss
+    patience: int | None = None  # stop after this many validations in a row without a lower val loss (and
+    # keep the best weights in BEST)
 
 
 # Steps timed to fit a schedule into a time budget, after a few warm-up ones (compilation).
@@ -235,6 +237,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
                 if opts.patience is not None and _no_better(state, opts.patience):
                     stop["flag"] = True
                     state["stopped_early"] = step + 1
+                elif opts.patience is not None and state["worse_evals"] == 0:  # the best so far: keep it
+                    torch.save(model.state_dict(), out / BEST)
+                    state["best_step"] = step + 1
             log.write(json.dumps(rec) + "\n")
             log.flush()
             bar.set_postfix(loss=rec["loss"], val=state["val_loss"], tok_s=rec["tok_s"])
