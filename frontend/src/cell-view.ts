@@ -26,7 +26,7 @@ export interface CellHost {
   moveCell(id: string, delta: number): void;
   deleteCells(ids: string[]): void;
   setCellType(id: string, type: CellType): void;
-  sourceChanged(id: string, source: string): void;
+  sourceChanged(id: string, source: string, cursor?: number): void;
   save(): void;
 }
 
@@ -109,7 +109,7 @@ export class CellView {
         toCommandMode: () => host.select(id, "command"),
       },
       {
-        onChange: (source) => host.sourceChanged(id, source),
+        onChange: (source, cursor) => host.sourceChanged(id, source, cursor),
         onFocus: () => host.select(id, "edit"),
         keys: this.editorKeys(),
       },

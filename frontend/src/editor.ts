@@ -54,7 +54,8 @@ export function registerEditorExtension(provider: EditorExtensionProvider): void
 export const remoteChange = Annotation.define<boolean>();
 
 export interface EditorHandlers {
-  onChange(source: string): void;
+  /** `cursor`: the selection's head after the change (the server reads the prompt there, #15). */
+  onChange(source: string, cursor: number): void;
   onFocus(): void;
   /** Notebook-level keys (Shift+Enter, Ctrl+Enter, Alt+Enter, Esc, Ctrl+S). */
   keys: KeyBinding[];
@@ -130,7 +131,7 @@ export class CellEditor {
       ]),
       EditorView.updateListener.of((update) => {
         if (update.docChanged && !update.transactions.every((tr) => tr.annotation(remoteChange))) {
-          handlers.onChange(update.state.doc.toString());
+          handlers.onChange(update.state.doc.toString(), update.state.selection.main.head);
         }
         if (update.focusChanged && update.view.hasFocus) handlers.onFocus();
       }),

@@ -429,10 +429,10 @@ export class NotebookView implements CellHost {
     this.act({ type: "set_cell_type", cell_id: id, cell_type: type });
   }
 
-  sourceChanged(id: string, source: string): void {
+  sourceChanged(id: string, source: string, cursor?: number): void {
     const model = this.state.get(id);
     if (model) model.source = source;
-    this.sources.changed(id, source);
+    this.sources.changed(id, source, cursor);
     if (!this.sources.isOnline) this.bar.setSave({ status: "dirty", message: null }); // kept here, not saved yet
   }
 

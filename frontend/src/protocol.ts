@@ -36,6 +36,8 @@ export interface SetSource extends Base {
   type: "set_source";
   cell_id: string;
   source: string;
+  /** Where the editor's cursor is after the edit: the server reads the completion prompt there. */
+  cursor?: number;
 }
 export interface SetCellType extends Base {
   type: "set_cell_type";

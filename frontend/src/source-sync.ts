@@ -11,6 +11,7 @@
 // would be, and sent.
 
 import type { Connection } from "./connection";
+import type { SetSource } from "./protocol";
 
 /** How long an unacknowledged edit of ours may hold back remote edits of the same cell. */
 const IN_FLIGHT_MS = 5000;
@@ -62,6 +63,8 @@ export function rebase(base: string, mine: string, theirs: string): string {
 
 export class SourceSync {
   private pending = new Map<string, string>();
+  /** The cursor after each pending edit, where the editor said (sent along: the server prefills there). */
+  private cursors = new Map<string, number>();
   private inFlight = new Map<string, { count: number; at: number }>();
   /** The last texts we sent per cell since the last snapshot. After a drop the server may hold one
    * whose echo was lost, or, restarted after a crash, the one it saved last. */
@@ -88,12 +91,14 @@ export class SourceSync {
   }
 
   /** The user changed a cell: send its text soon (or keep it until the connection is back). */
-  changed(cellId: string, source: string): void {
+  changed(cellId: string, source: string, cursor?: number): void {
     if (!this.online) {
       this.offline.add(cellId);
       return;
     }
     this.pending.set(cellId, source);
+    if (cursor === undefined) this.cursors.delete(cellId);
+    else this.cursors.set(cellId, cursor);
     if (this.scheduled) return;
     this.scheduled = true;
     queueMicrotask(() => this.flush());
@@ -104,7 +109,10 @@ export class SourceSync {
     this.scheduled = false;
     if (!this.pending.size || !this.online) return;
     for (const [cell_id, source] of this.pending) {
-      if (this.connection.sendRaw({ type: "set_source", cell_id, source })) {
+      const cursor = this.cursors.get(cell_id);
+      const message: SetSource = { type: "set_source", cell_id, source };
+      if (cursor !== undefined) message.cursor = cursor;
+      if (this.connection.sendRaw(message)) {
         const count = (this.inFlight.get(cell_id)?.count ?? 0) + 1;
         this.inFlight.set(cell_id, { count, at: performance.now() });
         // The first entry is the server's text before our first edit since the snapshot.
@@ -117,6 +125,7 @@ export class SourceSync {
       }
     }
     this.pending.clear();
+    this.cursors.clear();
   }
 
   /** The server echoed one of our edits. */

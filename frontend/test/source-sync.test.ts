@@ -122,3 +122,16 @@ test("a server restarted from before our first edit does not lose its first char
   const { rebased } = sync.resync([{ id: "a", source: "" }], () => "alpha = 1");
   assert.deepEqual([...rebased], [["a", "alpha = 1"]]);
 });
+
+test("an edit carries the editor's cursor, where the server reads the completion prompt (#15)", () => {
+  const socket = new FakeSocket();
+  const sync = new SourceSync(socket as unknown as Connection);
+  sync.resync([{ id: "a", source: "x = " }], () => "x = ");
+  sync.changed("a", "x = 1", 5);
+  sync.changed("b", "y", undefined);
+  sync.flush();
+  assert.deepEqual(socket.sent, [
+    { type: "set_source", cell_id: "a", source: "x = 1", cursor: 5 },
+    { type: "set_source", cell_id: "b", source: "y" },
+  ]);
+});

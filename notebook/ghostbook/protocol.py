@@ -58,6 +58,7 @@ class SetSource(_Message):
     type: Literal["set_source"]
     cell_id: CellId
     source: Source
+    cursor: int | None = Field(default=None, ge=0)  # the editor's cursor after the edit (completion reads there)
 
 
 class SetCellType(_Message):

@@ -6,6 +6,7 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
 from ghostbook import protocol as p
 from ghostbook.completion import coldstart
 from ghostbook.completion.service import CompletionService
@@ -106,3 +107,14 @@ def test_edit_end_is_where_the_change_ends() -> None:
     assert coldstart.edit_end("ab\ncd", "ab\nXcd") == 4
     assert coldstart.edit_end("abc", "ac") == 1
     assert coldstart.edit_end("", "print(") == 6
+    assert coldstart.edit_end("a =\n", "a ==\n") == 4  # typed after an equal character
+    assert coldstart.edit_end("if a:\n    \n", "if a:\n     \n") == 11  # a space typed after the indentation
+
+
+def test_set_source_may_carry_the_cursor() -> None:
+    message = p.parse_client_message('{"type": "set_source", "cell_id": "a", "source": "x = 1", "cursor": 5}')
+    assert isinstance(message, p.SetSource) and message.cursor == 5
+    plain = p.parse_client_message('{"type": "set_source", "cell_id": "a", "source": "x"}')
+    assert isinstance(plain, p.SetSource) and plain.cursor is None
+    with pytest.raises(p.ProtocolError):
+        p.parse_client_message('{"type": "set_source", "cell_id": "a", "source": "x", "cursor": -1}')

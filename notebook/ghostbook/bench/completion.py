@@ -184,7 +184,7 @@ async def cold_and_warm(registry: ModelRegistry, store: SettingsStore, cases: li
             if kind != "warm":
                 backend.forget()
             if kind == "prefilled":
-                service.edited(cell.id, src[: cursor - 1] + src[cursor:] if cursor else src + " ")
+                service.edited(cell.id, src[: cursor - 1] + src[cursor:] if cursor else src + " ", cursor)
                 await service.idle()
             elif kind == "warm":
                 cell.source = src[:cursor] + "x = 1\n" + src[cursor:]

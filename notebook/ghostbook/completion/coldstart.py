@@ -41,7 +41,8 @@ def _todo(backend: Backend, ctx: Context, max_new: int) -> int:
 
 
 def edit_end(before: str, after: str) -> int:
-    """Where the cursor likely is after `before` became `after`: the end of the text that changed."""
+    """Where the cursor likely is after `before` became `after` (an editor that does not say): the end
+    of the text that changed, as far right as it can be ("=" typed after "=" makes "==")."""
     start, n = 0, min(len(before), len(after))
     while start < n and before[start] == after[start]:
         start += 1

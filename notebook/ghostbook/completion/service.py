@@ -46,6 +46,7 @@ class _Inflight:
     ref: str
     cancel: threading.Event
     task: asyncio.Task[None] | None = None
+    start: float = dataclasses.field(default_factory=time.perf_counter)  # when the request came
 
 
 class CompletionService:
@@ -181,7 +182,9 @@ class CompletionService:
                 self._emit_error(client_id, inflight, str(exc))
                 return None
             removed, self.last_prompt = prompt.plan.heal, prompt.ids
-            stream = backend.stream(prompt.ids, prompt.plan, inflight.cancel)
+            # the first line's search time counts from the request's arrival: the user waits from then
+            plan = dataclasses.replace(prompt.plan, made=min(prompt.plan.made, inflight.start))
+            stream = backend.stream(prompt.ids, plan, inflight.cancel)
         fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
         raw, shown, stopped = b"", "", False
         self.stats.model_calls += 1
@@ -251,10 +254,10 @@ class CompletionService:
             self._reading.discard(cancel)
         return not cancel.is_set()
 
-    def edited(self, cell_id: str, before: str) -> None:
+    def edited(self, cell_id: str, before: str, cursor: int | None = None) -> None:
         """A client changed `cell_id`'s text from `before`: while the editor's debounce runs, read the
-        prompt for the cursor where the change ended (the request that follows finds it in the KV cache).
-        A newer edit or any request stops it."""
+        prompt for its `cursor` (where the editor said, else where the change ended), so the request that
+        follows finds it in the KV cache. A newer edit or any request stops it."""
         settings, backend = self.store.current, self.registry.backend
         if (not settings.enabled or backend is None or isinstance(backend, RemoteBackend)
                 or self.registry.status.state != "ready" or self._inflight):
@@ -263,7 +266,8 @@ class CompletionService:
         index = next((i for i, c in enumerate(cells) if c.id == cell_id), None)
         if index is None or cells[index].cell_type != "code":
             return
-        cursor = coldstart.edit_end(before, cells[index].source)  # (Ctrl+Space may follow where the gate skips)
+        source = cells[index].source  # (no gate: Ctrl+Space may follow where it would skip)
+        cursor = min(cursor, len(source)) if cursor is not None else coldstart.edit_end(before, source)
         for cancel in list(self._reading):  # the last edit's reading is for a cursor that moved on
             cancel.set()
         self._prefill_soon(backend, self._context(backend, cells, index, cursor, settings))

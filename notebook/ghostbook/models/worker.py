@@ -12,26 +12,29 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from ghostbook.models.backend import Emit, GenStats, Search, TokenOut
 
 WAKE_S = 0.004  # the longest a generated token waits before the event loop hears of it
+EAGER = 4  # the first tokens wake it at once (the first text may need a few: a healed or blank start)
 
 
 async def threaded_stream(generate: Callable[[Callable[[], bool], Emit], GenStats], cancel: threading.Event,
                           on_stats: Callable[[GenStats], None]) -> AsyncGenerator[TokenOut, None]:
     """Run `generate(cancelled, emit)` in a worker thread and yield what it emits.
 
-    Tokens pass through a deque; the worker wakes the event loop for the first token, the end, and
-    then at most every WAKE_S (each wake-up costs a thread switch on a small, busy CPU). Once `cancel`
-    is set, tokens already queued are dropped and the worker stops at its next check.
+    Tokens pass through a deque; the worker wakes the event loop for the first `EAGER` tokens, the
+    end, and then at most every WAKE_S (each wake-up costs a thread switch on a small, busy CPU). Once
+    `cancel` is set, tokens already queued are dropped and the worker stops at its next check.
     """
     loop = asyncio.get_running_loop()
     pending: deque[TokenOut | GenStats | BaseException] = deque()
     ready = asyncio.Event()
     closed = threading.Event()
     last_wake = [0.0]
+    eager = [EAGER]
 
     def emit(item: TokenOut | GenStats | BaseException) -> None:
         pending.append(item)
         now = time.perf_counter()
-        if not isinstance(item, TokenOut) or now - last_wake[0] >= WAKE_S:
+        eager[0] -= 1
+        if not isinstance(item, TokenOut) or eager[0] >= 0 or now - last_wake[0] >= WAKE_S:
             last_wake[0] = now
             try:
                 loop.call_soon_threadsafe(ready.set)

@@ -133,7 +133,7 @@ class NotebookSession:
                     self._reply(client, p.error_message(str(exc), message.ref))
                     return
                 if before is not None and self._completion is not None and isinstance(message, p.SetSource):
-                    self._completion.edited(message.cell_id, before)  # read the prompt during the debounce
+                    self._completion.edited(message.cell_id, before, message.cursor)  # read the prompt now
 
     def apply(self, op: Operation) -> None:
         by_kernel = isinstance(op, FromKernel)  # outputs and execution state: saved on a slower schedule
