@@ -151,3 +151,17 @@ def test_a_rising_heldout_loss_stops_training_and_keeps_the_best_weights(tmp_pat
     report = json.loads((models / "hot" / "finetune.json").read_text())
     assert report["stopped_early"] == 20 and report["kept_step"] == 10 and report["steps"] == 20
     assert "stopped early (held-out loss rose) at step 20; kept the weights of step 10" in capsys.readouterr().out
+
+
+def test_gguf_is_written_only_for_architectures_the_writer_knows(tmp_path: Path,
+                                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    from ghostbook.training.lora import gguf_supported
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaForCausalLM
+
+    base = shared_tiny_gguf(tmp_path_factory).parent / "hf"
+    assert gguf_supported(LlamaForCausalLM.from_pretrained(base), base / "tokenizer.json") is None
+    gpt2 = GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=8, n_head=2, vocab_size=16))
+    assert "architecture 'gpt2'" in str(gguf_supported(gpt2, base / "tokenizer.json"))
+    (tmp_path / "tokenizer.json").write_text(json.dumps({"model": {"type": "Unigram"}}))
+    llama = LlamaForCausalLM.from_pretrained(base)
+    assert "a Unigram tokenizer" in str(gguf_supported(llama, tmp_path / "tokenizer.json"))

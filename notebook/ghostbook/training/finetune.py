@@ -102,7 +102,8 @@ def train_default(train_texts: list[str], val_texts: list[str], opts: Options, o
         except ValueError as exc:  # a shipped model of another shape than the default preset's
             raise FinetuneError(f"cannot start from the default model: {exc}") from None
         run_opts = RunOptions(out_dir=run, threads=opts.threads, max_minutes=opts.max_minutes,
-                              eval_every=max(10, steps // 10), ckpt_every=steps + 1, val_batches=2,
+                              eval_every=max(10, steps // 10), ckpt_every=steps + 1,
+                              val_batches=max(2, -(-16 // opts.batch_size)),  # 16 held-out sequences or more
                               autocast=has_bf16(), patience=opts.patience)
         state = train(preset, tok, train_texts, val_texts, run_opts)
         model, _ = load_model(run)

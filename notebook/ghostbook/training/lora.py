@@ -99,7 +99,7 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
         val_sampler = TemplateSampler(val_texts, tok, seq_len, 1, template)
     except TemplateError as exc:
         raise FinetuneError(f"{base}: {exc}") from None
-    val = [torch.from_numpy(val_sampler.batch(opts.batch_size)) for _ in range(2)]
+    val = [torch.from_numpy(val_sampler.batch(opts.batch_size)) for _ in range(max(2, -(-16 // opts.batch_size)))]
     n_tokens = sum(len(e.ids) for e in tok.encode_batch(train_texts))
     steps = opts.steps or default_steps(n_tokens, opts.batch_size * seq_len)
     lr = opts.lr or 1e-3
