@@ -61,6 +61,17 @@ def test_nothing_at_a_line_start_and_nothing_already_on_the_line() -> None:
     assert candidates("zzz = qqq.", LOAD, PLOT) == []
 
 
+def test_weak_evidence_proposes_nothing() -> None:
+    """What made HumanEval's mid-line cursor worse: docstring prose, keywords, one-letter words, a
+    partial attribute matched against a plain name."""
+    body = 'def f(lst):\n    """Return the list of those, sorted."""\n    result = sorted(lst)\n    return result\n'
+    assert candidates("    retu", body, "") == []  # neither the docstring's prose nor `return`'s own letters
+    assert candidates("    r", body, "") == []
+    assert candidates("    for i in", "for c in s:\n", "") == []
+    assert candidates("    lst.sor", body, "") == []  # `sorted(` is no attribute
+    assert candidates("    lst.sor", "lst.sort()\n", "")[0] == "t()"
+
+
 def test_bound_names_of_real_cells() -> None:
     assert {"pd", "plt", "df"} <= bound_names(LOAD)
     assert {"X_train", "X_test", "y_train", "y_test", "clf"} <= bound_names(MODEL)

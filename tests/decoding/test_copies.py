@@ -40,6 +40,16 @@ def test_a_copy_keeps_the_line_rules() -> None:
     assert not copies.keeps_rules(b"total = df.sum()", LineRules(frozenset({b"total = df.sum()"})))
 
 
+def test_a_copy_the_beams_line_already_says_loses(shipped: LlamaCppBackend) -> None:
+    """A word a copy completes (`rn`) where the beam's line says more (`rn result`) is no better."""
+    index = index_of(shipped.vocab)
+    line = shipped.tokenize("rn result\n")
+    prompt = shipped.tokenize("def f(x):\n    result = x\n    retu")
+    chosen = probe(shipped, prompt, lambda model: copies.choose(
+        model, index, set(), line, [shipped.tokenize("rn")], b"", LineRules(), False))
+    assert chosen is None
+
+
 def test_the_plan_carries_the_copies_and_a_winning_copy_replaces_the_beams_line(shipped: LlamaCppBackend) -> None:
     cell = "total = df['rev"
     ctx = Context(ABOVE + cell, "", cell, "", ABOVE, "")

@@ -191,3 +191,22 @@ def test_eval_cli_prints_the_notebook_table_and_writes_the_png(
     assert png.read_bytes()[:4] == b"\x89PNG"
     saved = json.loads((tmp_path / "out.notebook-tiny-ghostbook.gguf.json").read_text())
     assert len(saved["results"]) == 6 and {r["kind"] for r in saved["results"]} <= set(KINDS)
+
+
+def test_eval_cli_runs_the_tasks_with_and_without_candidates_side_by_side(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--candidates both`: the same tasks without, then with the notebook candidates (#16.4)."""
+    from ghostbook.eval.cli import main
+
+    from tests.models.conftest import shared_tiny_gguf
+
+    model = shared_tiny_gguf(tmp_path_factory)
+    split = tmp_path / "notebooks-test.jsonl.gz"
+    write_notebooks(split, [_notebook()])
+    assert main([str(model), "--tasks", "notebook", "--notebooks", str(split), "--png", str(tmp_path / "c.png"),
+                 "--beam", "2", "--quiet", "--candidates", "both", "--json", str(tmp_path / "out.json")]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if " all " in line]
+    assert [row[2] for row in rows] == ["off", "on"]
+    for cand in ("off", "on"):
+        saved = json.loads((tmp_path / f"out.notebook-tiny-ghostbook.gguf-candidates-{cand}.json").read_text())
+        assert len(saved["results"]) == 6

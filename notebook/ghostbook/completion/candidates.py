@@ -51,6 +51,7 @@ _BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDEN
 _USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
 _CALLED = re.compile(rf"{_IDENT}(?=[(.])")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
+_TRIPLE = re.compile(r"(\"\"\"|''')[\s\S]*?\1")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 _KNOWN = set(dir(builtins)) | set(keyword.kwlist)
 
@@ -62,7 +63,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it)."""
     if not head.strip():
         return []
-    before, after = before[-WINDOW:], after[:WINDOW]
+    before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
     # an import takes only names to import (what other lines do after the same text is none)
     if (m := _IMPORT.match(head)) is not None:
         found = _imports(m.group(1), before, after)
@@ -85,6 +86,11 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     return out
 
 
+def _code(text: str) -> str:
+    """`text` without the insides of its triple-quoted strings (docstrings: prose, not code to copy)."""
+    return _TRIPLE.sub(lambda m: m.group(1) * 2, text) if '""' in text or "''" in text else text
+
+
 def _nearest(before: str, after: str, pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
     """Matches of `pattern` in `before` (last first) and `after` (first first), alternating, nearest first."""
     above = list(pattern.finditer(before))[::-1]
@@ -99,11 +105,15 @@ def _nearest(before: str, after: str, pattern: re.Pattern[str]) -> Iterable[re.M
 
 def _continuations(key_line: str, before: str, after: str) -> list[str]:
     """The rest of the line after each occurrence of the longest tail of `key_line` that the notebook
-    holds (a tail starts where a word does and has a letter in it; at least 2 characters)."""
-    starts = [i for i in range(len(key_line) - 1) if i == 0 or not _word_char(key_line[i - 1])]
+    holds. A tail starts where a word does (not after a `.`: `lst.sor` is no `sorted(`) and holds a
+    whole name of the code's own (2+ characters, no keyword or builtin: `    retu` or `for i in` say
+    too little)."""
+    starts = [i for i in range(len(key_line) - 1)
+              if i == 0 or not (_word_char(key_line[i - 1]) or key_line[i - 1] == ".")]
     for i in starts:
         key = key_line[i:]
-        if not re.search(r"[A-Za-z]", key) or (len(key) < 3 and not key.isidentifier()):
+        names = _WORD.findall(key[: len(key) - len(m.group())] if (m := _PARTIAL.search(key)) else key)
+        if not any(len(name) > 1 and name not in _KNOWN for name in names):
             continue
         pattern = re.compile(re.escape(key) + r"([^\n]*)" if not key[0].isalnum() and key[0] != "_"
                              else r"(?<![\w.])" + re.escape(key) + r"([^\n]*)")
@@ -124,8 +134,8 @@ def _word_char(ch: str) -> bool:
 
 
 def _words(head: str, before: str, after: str) -> list[str]:
-    """The notebook's names (or string keys, inside a string) that start with the word being typed, the
-    string and the line's open brackets closed."""
+    """The notebook's names (or string keys, inside a string) that start with the word being typed (2+
+    characters of a name; after a `.`, attribute names), the string and the line's open brackets closed."""
     string = _STRING_PARTIAL.search(head)
     if string is not None and _in_string(head):
         quote, partial = string.groups()
@@ -133,13 +143,14 @@ def _words(head: str, before: str, after: str) -> list[str]:
         words: Iterable[str] = itertools.chain(_columns(before), (m.group(2) for m in _nearest(before, after, _STRING)))
     else:
         m = _PARTIAL.search(head)
-        if m is None:
+        if m is None or len(m.group()) < 2:
             return []
-        partial, closers = m.group(), ""
-        words = (w.group() for w in _nearest(before, after, _WORD))
+        partial, closers, dot = m.group(), "", head[m.start() - 1 : m.start()] == "."
+        words = (w.group() for w in _nearest(before, after, _WORD)
+                 if not dot or w.string[w.start() - 1 : w.start()] == ".")
     seen: list[str] = []
     for word in words:
-        if word.startswith(partial) and len(word) > len(partial) and word not in seen:
+        if word.startswith(partial) and len(word) > len(partial) and word not in seen and word not in _KNOWN:
             seen.append(word)
             if len(seen) == MAX_CANDIDATES:
                 break

@@ -85,11 +85,15 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     one does), whichever scores higher (`COPY_BONUS` to the copies); None if no copy beats the line.
     `open_line`: the beam's budget cut its line open (scored as far as it goes)."""
     pieces = index.pieces
-    kept = [list(c) for c in copies if c and b"".join(pieces[t] for t in c).startswith(heal)
-            and keeps_rules(b"".join(pieces[t] for t in c)[len(heal):], rules)]
+    kept = [list(c) for c in copies if c and _text(pieces, c).startswith(heal)
+            and keeps_rules(_text(pieces, c)[len(heal):], rules)]
     if not kept:
         return None
     text = b"".join(pieces[t] for t in line)
+    said = text.split(b"\n", 1)[0][len(heal):].rstrip()
+    kept = [c for c in kept if not said.startswith(_text(pieces, c)[len(heal):].rstrip()) or not said]
+    if not kept:  # the beam's line already says what each copy says, and more
+        return None
     own = list(line)
     if not open_line and own and b"\n" in pieces[own[-1]] and not pieces[own[-1]].strip():
         own = own[:-1]  # scored as a line with its end, like the copies
@@ -110,3 +114,7 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     if best is None or best[0] + COPY_BONUS <= beam_score:
         return None
     return best[1]
+
+
+def _text(pieces: Sequence[bytes], tokens: Sequence[int]) -> bytes:
+    return b"".join(pieces[t] for t in tokens)

@@ -7,6 +7,7 @@ Decoding is the editor's: the first line by a beam (`--beam`, 1 for greedy), the
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import lzma
 import sys
@@ -107,16 +108,19 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.models:
         path = _model_path(spec)
         backend = load_backend(path, threads=args.threads, n_ctx=args.n_ctx)
-        for name in args.tasks:
+        switch = {"on": [True], "off": [False], "both": [False, True]}[args.candidates]
+        for name, copies in itertools.product(args.tasks, switch):
             t0 = time.time()
             summary: Summary = evaluate(backend, _tasks(name, args), name, execute=not args.no_exec,
                                         healing=not args.no_healing, progress=not args.quiet, layout=args.layout,
-                                        beam=args.beam, syntax=not args.no_syntax, reading=not args.no_reading)
+                                        beam=args.beam, syntax=not args.no_syntax, reading=not args.no_reading,
+                                        copies=copies)
             runtime = "transformers" if path.is_dir() else "llama.cpp"
             row = {"model": f"{runtime}:{path.name}", "healing": not args.no_healing, "layout": args.layout,
                    "beam": args.beam,
                    "syntax": not args.no_syntax and args.beam > 1, "reading": not args.no_reading and args.beam > 1,
-                   "cut": args.cut if name == "single" else "-", **summary.row(),
+                   "cut": args.cut if name == "single" else "-", "candidates": copies and args.beam > 1,
+                   **summary.row(),
                    "seconds": round(time.time() - t0, 1)}
             rows.append(row)
             details.append({**row, "results": [r.__dict__ for r in summary.results]})

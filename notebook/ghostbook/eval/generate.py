@@ -29,14 +29,15 @@ def load_backend(path: Path, threads: int = 1, n_ctx: int = 512) -> Backend:
 
 def complete(backend: Backend, prefix: str, suffix: str, max_new: int = 48, single_line: bool = True,
              healing: bool = True, layout: Layout = "psm", beam: int = 1, syntax: bool = True,
-             reading: bool = True) -> Completion:
+             reading: bool = True, copies: bool = True) -> Completion:
     """The middle for (prefix, suffix) (a one-cell notebook), decoded as the editor decodes: with `beam`
     > 1 the first line is the likeliest a beam that wide finds under the editor's rules (`syntax`: it
     must fit the code around it where one can; `reading`: its best lines are ranked by the read check)
     and, unless `single_line`, each further line or the end too; with `beam` 1 all greedy. Single-line
-    stops at the first newline of the middle. With `healing`, the editor's rules decide what to heal."""
+    stops at the first newline of the middle. With `healing`, the editor's rules decide what to heal;
+    `copies`: candidates copied from the text around the cursor compete with the beam's line."""
     prompt = make_prompt(backend, Context(prefix, suffix, prefix, suffix), max_new, beam, reading, layout=layout,
-                         healing=healing, syntax=syntax, multi_line=not single_line)
+                         healing=healing, syntax=syntax, multi_line=not single_line, copies=copies)
     removed = prompt.plan.heal
     out: list[int] = []
     pieces: list[bytes] = []

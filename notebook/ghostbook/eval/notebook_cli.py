@@ -28,7 +28,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--per-notebook", type=int, default=6, help="notebook tasks: tasks cut from each notebook")
     ap.add_argument("--png", type=Path, default=DEFAULT_PNG, help="notebook tasks: the chart to write")
     ap.add_argument("--candidates", choices=["on", "off", "both"], default="on",
-                    help="notebook tasks: candidates copied from the notebook (both: off and on, side by side)")
+                    help="candidates copied from the text around the cursor (notebook tasks: the whole notebook) "
+                         "compete with the beam's line; both: off and on, side by side")
 
 
 def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str, object]]], str]) -> list[

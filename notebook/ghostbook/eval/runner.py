@@ -54,7 +54,7 @@ class Summary:
 def evaluate(backend: Backend, tasks: list[Task], kind: str, execute: bool = True,
              healing: bool = True, max_new: int | None = None, timeout: float = 5.0,
              progress: bool = True, layout: Layout = "psm", beam: int = 1, syntax: bool = True,
-             reading: bool = True) -> Summary:
+             reading: bool = True, copies: bool = True) -> Summary:
     """Complete every task as the editor does (FIM `layout` "psm" or "spm", beam `beam`) and score it."""
     single = kind != "multi"
     max_new = max_new or (48 if single else 128)
@@ -62,7 +62,7 @@ def evaluate(backend: Backend, tasks: list[Task], kind: str, execute: bool = Tru
     for task in tqdm(tasks, desc=f"eval {kind}", unit="task", disable=not progress):
         t0 = time.perf_counter()
         comp = complete(backend, task.prefix, task.suffix, max_new, single, healing, layout, beam, syntax,
-                        reading)
+                        reading, copies)
         dt = time.perf_counter() - t0
         em = exact_match(comp.text, task.middle, single)
         passed: bool | None = None
