@@ -396,7 +396,7 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
             assert service.last_gen is not None
             line_cold_prompt.append(service.last_gen.prompt_ms)
             await service.idle()
-            text = str(outbox.done[f"{k}b"]["text"])
+            text = str(outbox.done[f"{k}x"]["text"])  # the suggestion shown last (the cache holds it)
             if len(text) >= 2:
                 typed_text = text[: max(1, min(3, len(text) - 1))]
                 cell.source = cell.source[: cursor + len(added)] + typed_text + cell.source[cursor + len(added):]
