@@ -3,13 +3,14 @@ column defined in a cell above, and a key only the kernel's namespace knows, com
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
-from .ghost_helpers import doc_text, wait_ghost_done
-from .helpers import Server, cells, open_notebook, type_in_cell, wait_idle, write_notebook
+from .ghost_helpers import doc_text, open_settings, wait_ghost_done
+from .helpers import Server, cells, open_notebook, set_cell_source, type_in_cell, wait_idle, write_notebook
 
 LOAD = "import pandas as pd\n\ndf = pd.DataFrame({'revenue_2024': [120, 340], 'region': ['north', 'south']})"
 # the key exists only in the kernel: the text spells it in lower case
@@ -38,6 +39,26 @@ def test_a_column_from_a_cell_above_is_suggested(server: Server, page: Page) -> 
     _shot(page, "candidates-column.png")
     page.keyboard.press("Tab")
     assert doc_text(cell).split("\n")[0] == "total = df['revenue_2024']"
+
+
+def test_the_settings_panel_turns_them_off(server: Server, page: Page) -> None:
+    write_notebook(server.root / "sales.ipynb", [("code", LOAD), ("code", "")])
+    open_notebook(page, server.url("/notebooks/sales.ipynb"))
+    panel = open_settings(page)
+    box = panel.get_by_test_id("setting-notebook-candidates")
+    expect(box).to_be_checked()
+    box.uncheck()
+    panel.get_by_test_id("settings-save").click()
+    settings = server.root.parent / "config" / "ghostbook" / "settings.json"
+    page.wait_for_timeout(100)
+    for _ in range(50):  # saved (and so applied) before the request
+        if json.loads(settings.read_text())["completion"].get("notebook_candidates") is False:
+            break
+        page.wait_for_timeout(100)
+    set_cell_source(page, cells(page).nth(1), "total = df['rev")  # no closers: the plain beam writes "']"
+    page.keyboard.press("Control+Space")
+    assert "enue_2024" not in wait_ghost_done(page)
+    assert json.loads(settings.read_text())["completion"]["notebook_candidates"] is False
 
 
 def test_a_key_from_the_kernel_namespace_is_suggested(server: Server, page: Page) -> None:

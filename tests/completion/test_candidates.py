@@ -94,7 +94,7 @@ async def test_a_column_from_a_cell_above_through_the_editor_path(tmp_path: Path
     service, out, _ = make_service(tmp_path, cells=cells)
     try:
         await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
-        assert out.of("suggestion", "r1")[-1]["text"].split("\n")[0] == "enue_2024']"
+        assert out.of("suggestion", "r1")[-1]["text"] == "enue_2024']"  # the copied line, and only that
         service.store.update({"notebook_candidates": False})
         service.cache.clear()
         await service.suggest("t1", suggest("r2", "b", len(cells[1].source), "forced"))

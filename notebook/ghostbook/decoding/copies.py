@@ -7,10 +7,10 @@ that of the line ending there (a token that starts with a newline, or the end of
 one evaluation per candidate (`Evaluation.logits_along`). A candidate must keep the line rules the
 beam keeps (not a line to avoid, indented where a line may start, fitting the cell's syntax) and wins
 where its score plus `COPY_BONUS` (less `RANK_COST` per place down the candidates' order) beats the
-beam's line. The beam's line is scored the same way;
-a line the budget cut open is scored as far as it goes (an upper bound of any line it becomes).
+beam's line, scored the same way (a line the budget cut open as far as it goes: an upper bound of
+any line it becomes), and says more than it. A copy that wins is the whole suggestion: lines after
+it, which the model was not writing, would be its guesswork.
 """
-
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
@@ -25,47 +25,36 @@ from ghostbook.models.backend import Evaluation
 # Nats added to a copied line's log-probability: the notebook's own text is evidence the 3.4M model
 # weighs far too little. `RANK_COST`: nats taken off per place down the candidates' order (the order
 # `completion.candidates` found them in: nearest, best-founded first). Tuned on the notebook
-# benchmark's validation split (414 tasks, default plan): exact 0 -> 5 / 12 / 15 / 31 / 34 tasks at a
-# bonus of 0 / 4 / 8 / 20 / unbounded; 20 keeps the model a veto over a copy it finds absurd.
+# benchmark's validation split (414 tasks, default plan; exact 0 without candidates): 5 / 11 / 15
+# tasks at a bonus of 0 / 4 / 8 without the rank cost, 32 at 20 with it (an unbounded bonus ~3 more
+# in a replay of the logged scores); 20 keeps the model a veto over a copy it finds absurd.
 COPY_BONUS = 20.0
 RANK_COST = 3.0
 
 
 def line_score(model: Evaluation, index: TokenIndex, ends: Collection[int], tokens: Sequence[int],
-               closed: bool = True) -> tuple[float, int | None]:
-    """The log-probability of `tokens` after the prompt and, if `closed`, of the line ending after them;
-    with the token that ends it best (one that starts with a newline and is only whitespace: None where
-    an end token or a newline glued to text does)."""
+               closed: bool = True) -> float:
+    """The log-probability of `tokens` after the prompt and, if `closed`, of the line ending after them
+    (the likeliest token that starts a new line, or the end of the middle)."""
     if not tokens:
-        return -np.inf, None
+        return -np.inf
     rows = model.logits_along(tokens, len(tokens))
-    total = 0.0
-    for i, token in enumerate(tokens):
-        total += float(log_softmax(rows[i])[token])
+    total = sum(float(log_softmax(rows[i])[token]) for i, token in enumerate(tokens))
     if not closed:
-        return total, None
+        return total
     last = log_softmax(rows[len(tokens)])
-    newline = newline_tokens(index)
-    known = [t for t in ends if t < len(last)]
-    best_end = max((float(last[t]) for t in known), default=-np.inf)
-    glued = max((float(last[t]) for t in newline[1]), default=-np.inf)
-    if len(newline[0]):
-        k = int(newline[0][np.argmax(last[newline[0]])])
-        if last[k] >= max(best_end, glued):
-            return total + float(last[k]), k
-    return total + max(best_end, glued), None
+    enders = [*newline_tokens(index), *(t for t in ends if t < len(last))]
+    return total + (float(last[enders].max()) if enders else 0.0)
 
 
-_NEWLINES: dict[int, tuple[np.ndarray, list[int]]] = {}
+_NEWLINES: dict[int, list[int]] = {}
 
 
-def newline_tokens(index: TokenIndex) -> tuple[np.ndarray, list[int]]:
-    """Tokens that start a new line: those that are a newline and spaces, and those that glue text after it."""
+def newline_tokens(index: TokenIndex) -> list[int]:
+    """The tokens that start a new line (a newline first)."""
     key = id(index)
     if key not in _NEWLINES:
-        plain = [i for i, p in enumerate(index.pieces) if p.startswith(b"\n") and not p.strip()]
-        glued = [i for i, p in enumerate(index.pieces) if p.startswith(b"\n") and p.strip()]
-        _NEWLINES[key] = (np.asarray(plain, dtype=np.int64), glued)
+        _NEWLINES[key] = [i for i, p in enumerate(index.pieces) if p.startswith(b"\n")]
     return _NEWLINES[key]
 
 
@@ -81,9 +70,8 @@ def keeps_rules(text: bytes, rules: LineRules) -> bool:
 def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: list[int],
            copies: Sequence[Sequence[int]], heal: bytes, rules: LineRules, open_line: bool,
            cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
-    """The beam's `line` or the best copied line (its tokens and the newline token that ends it, where
-    one does), whichever scores higher (`COPY_BONUS` to the copies); None if no copy beats the line.
-    `open_line`: the beam's budget cut its line open (scored as far as it goes)."""
+    """The best copied line's tokens if it scores higher than the beam's `line` (`COPY_BONUS` to the
+    copies), else None. `open_line`: the beam's budget cut its line open (scored as far as it goes)."""
     pieces = index.pieces
     kept = [list(c) for c in copies if c and _text(pieces, c).startswith(heal)
             and keeps_rules(_text(pieces, c)[len(heal):], rules)]
@@ -98,7 +86,7 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     if not open_line and own and b"\n" in pieces[own[-1]] and not pieces[own[-1]].strip():
         own = own[:-1]  # scored as a line with its end, like the copies
     if own:
-        beam_score, _ = line_score(model, index, ends, own, closed=not open_line)
+        beam_score = line_score(model, index, ends, own, closed=not open_line)
     else:
         beam_score = -np.inf if not text else 0.0
     if text.split(b"\n", 1)[0][len(heal):].strip() == b"":
@@ -107,10 +95,9 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     for rank, copy in enumerate(kept):
         if cancelled():
             return None
-        score, end = line_score(model, index, ends, copy)
-        score -= RANK_COST * rank
+        score = line_score(model, index, ends, copy) - RANK_COST * rank
         if best is None or score > best[0]:
-            best = (score, copy + ([end] if end is not None else []))
+            best = (score, copy)
     if best is None or best[0] + COPY_BONUS <= beam_score:
         return None
     return best[1]

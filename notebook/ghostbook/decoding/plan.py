@@ -111,8 +111,8 @@ def decode(run: Run, plan: DecodePlan) -> None:
     if plan.copies and not run.cancelled():
         chosen = copied.choose(run.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
                                run.cancelled)
-        if chosen is not None:
-            line, clock.cut = chosen, False
+        if chosen is not None:  # the notebook's line, and only that: lines after it would be guesswork
+            return run.send(chosen)
     if clock.cut:  # out of time with the line open: greedy writes the rest (the heal it has not spelled too)
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)
