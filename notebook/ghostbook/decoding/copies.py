@@ -85,12 +85,10 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     own = list(line)
     if not open_line and own and b"\n" in pieces[own[-1]] and not pieces[own[-1]].strip():
         own = own[:-1]  # scored as a line with its end, like the copies
-    if own:
-        beam_score = line_score(model, index, ends, own, closed=not open_line)
-    else:
-        beam_score = -np.inf if not text else 0.0
-    if text.split(b"\n", 1)[0][len(heal):].strip() == b"":
+    if not said.strip() or not own:
         beam_score = -np.inf  # the beam has nothing to say here: any copy is better than nothing
+    else:
+        beam_score = line_score(model, index, ends, own, closed=not open_line)
     best: tuple[float, list[int]] | None = None
     for rank, copy in enumerate(kept):
         if cancelled():
