@@ -15,6 +15,7 @@ from ghostbook.models.backend import Backend, TokenOut
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
 from ghostbook.models.templates import build_prompt, get_template, stop_ids
 from ghostbook.models.transformers_backend import TransformersBackend
+from ghostbook.training.export import default_model_path
 
 from tests.models.conftest import build_tiny_gguf
 
@@ -67,9 +68,9 @@ def test_lookup_finds_what_followed_the_tail() -> None:
 
 
 def test_shipped_model_same_tokens_fewer_decodes(shipped: LlamaCppBackend) -> None:
-    """On many contexts greedy with prompt-lookup drafts emits exactly plain greedy's tokens; on the
-    copy-heavy cells it needs fewer `llama_decode` calls."""
-    plain_calls = fast_calls = 0
+    """On many contexts greedy with prompt-lookup drafts emits exactly plain greedy's tokens (at most two
+    of 46 part at a float near-tie); on the copy-heavy cells it needs fewer `llama_decode` calls."""
+    plain_calls = fast_calls = ties = 0
     try:
         for prefix, suffix in contexts():
             prompt = prompt_of(shipped, prefix, suffix)[-400:]
@@ -80,13 +81,32 @@ def test_shipped_model_same_tokens_fewer_decodes(shipped: LlamaCppBackend) -> No
             shipped.forget()
             shipped.speculative = True
             fast = greedy_ids(shipped, prompt)
-            assert fast == plain, (prefix[-80:], plain, fast)
+            if fast != plain:  # only where float rounding of a batch vs one token flips a near tie
+                ties += 1
+                assert near_tie(prompt, plain, fast), (prefix[-80:], plain, fast)
             if prefix.startswith("import pandas"):
                 plain_calls += calls
                 fast_calls += shipped._seqs.decodes - calls
     finally:
         shipped.speculative = False
+    assert ties <= 2, ties
     assert fast_calls < plain_calls
+
+
+def near_tie(prompt: list[int], plain: list[int], fast: list[int], nats: float = 0.05) -> bool:
+    """Whether the first token where `fast` leaves `plain` is within `nats` of plain's token, both
+    scored in one batch over the prompt and plain's tokens before it (a llama.cpp matrix product's
+    rounding depends on the batch size, so speculative and plain greedy can disagree on a tie)."""
+    from llama_cpp import Llama
+
+    at = next(i for i, (a, b) in enumerate(zip(plain, fast, strict=False)) if a != b)
+    llm = Llama(str(default_model_path()), n_ctx=512, n_threads=1, logits_all=True, verbose=False)
+    try:
+        llm.eval(prompt + plain[:at])
+        row = llm.scores[len(prompt) + at - 1]
+        return bool(abs(float(row[plain[at]]) - float(row[fast[at]])) < nats)
+    finally:
+        llm.close()
 
 
 def count_forward(b: TransformersBackend, calls: list[int], at: int) -> None:
