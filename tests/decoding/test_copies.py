@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from ghostbook.completion.context import Context
 from ghostbook.completion.prompt import make_prompt
@@ -11,6 +13,7 @@ from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
 from ghostbook.models.backend import Evaluation
 from ghostbook.models.llamacpp_backend import LlamaCppBackend
+from ghostbook.models.transformers_backend import TransformersBackend
 
 from tests.decoding.conftest import probe
 
@@ -60,3 +63,21 @@ def test_the_plan_carries_the_copies_and_a_winning_copy_replaces_the_beams_line(
     out: list[bytes] = []
     shipped.generate(prompt.ids, prompt.plan, lambda: False, lambda token: out.append(token.piece))
     assert b"".join(out) == prompt.plan.heal + b"enue_2024']"  # no further lines after a copy
+
+
+def test_both_runtimes_score_a_copy_alike(tiny_gguf: Path) -> None:
+    """The transformers backend reads a copy as llama.cpp does (same weights, the tiny model)."""
+    cpp = LlamaCppBackend(tiny_gguf, n_ctx=512, threads=1)
+    hf = TransformersBackend(tiny_gguf.parent / "hf", threads=1)
+    cpp.load()
+    hf.load()
+    try:
+        prompt = cpp.tokenize("import numpy as np\nx = np.")
+        line = cpp.tokenize("zeros(3)")
+        index = index_of(cpp.vocab)
+        scores = [probe(backend, prompt, lambda model: copies.line_score(model, index, set(), line))
+                  for backend in (cpp, hf)]
+        assert abs(scores[0] - scores[1]) < 1e-2 * max(1.0, abs(scores[0]))
+    finally:
+        cpp.unload()
+        hf.unload()
