@@ -71,3 +71,14 @@ def test_a_key_from_the_kernel_namespace_is_suggested(server: Server, page: Page
     page.keyboard.press("Control+Space")
     assert wait_ghost_done(page).split("\n")[0] == "_PRICE_EUR"
     _shot(page, "candidates-namespace.png")
+
+
+@pytest.mark.parametrize("completion_settings", [{"model": "default", "debounce_ms": 300}])
+def test_a_known_key_is_suggested_on_a_pause(server: Server, page: Page) -> None:
+    """Inside a string the weak default model gets no automatic request, unless a key of the notebook
+    completes it: a pause after `df['rev` shows the column, no Ctrl+Space needed."""
+    write_notebook(server.root / "sales.ipynb", [("code", LOAD), ("code", "")])
+    open_notebook(page, server.url("/notebooks/sales.ipynb"))
+    type_in_cell(page, cells(page).nth(1), "total = df['rev")
+    assert wait_ghost_done(page).split("\n")[0] == "enue_2024"
+    _shot(page, "candidates-pause.png")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ghostbook.completion.candidates import MAX_CANDIDATES, bound_names, candidates
+from ghostbook.completion import gate
+from ghostbook.completion.candidates import MAX_CANDIDATES, bound_names, candidates, completes_key
 from ghostbook.completion.context import CellText, ContextBuilder
 
 from tests.completion.conftest import FakeCell
@@ -72,6 +73,18 @@ def test_weak_evidence_proposes_nothing() -> None:
     assert candidates("    lst.sor", "lst.sort()\n", "")[0] == "t()"
 
 
+def test_a_known_key_lets_an_automatic_request_into_a_string() -> None:
+    """A weak model gets no automatic requests inside strings, but a subscript key the notebook
+    completes is worth one: the candidates answer it."""
+    assert completes_key("total = df['rev", LOAD, "")
+    assert not completes_key("total = df['zzz", LOAD, "")  # no such key
+    assert not completes_key("print('rev", LOAD, "")  # not a subscript
+    source = "total = df['rev"
+    assert gate.skip_reason(source, len(source), "auto", code_only=True) == "inside a string"
+    assert gate.skip_reason(source, len(source), "auto", code_only=True, known_key=lambda: True) is None
+    assert gate.skip_reason(source, len(source), "auto", code_only=True, known_key=lambda: False) == "inside a string"
+
+
 def test_bound_names_of_real_cells() -> None:
     assert {"pd", "plt", "df"} <= bound_names(LOAD)
     assert {"X_train", "X_test", "y_train", "y_test", "clf"} <= bound_names(MODEL)
@@ -92,9 +105,13 @@ async def test_a_column_from_a_cell_above_through_the_editor_path(tmp_path: Path
     candidates (the setting off) the plain beam does not produce it."""
     cells = [FakeCell("a", "code", LOAD), FakeCell("b", "code", "total = df['rev")]
     service, out, _ = make_service(tmp_path, cells=cells)
+    service.store.update({"search_ms": 0})  # the beam unhurried: what it finds does not hang on the machine's speed
     try:
         await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
         assert out.of("suggestion", "r1")[-1]["text"] == "enue_2024']"  # the copied line, and only that
+        service.cache.clear()
+        await service.suggest("t1", suggest("r0", "b", len(cells[1].source), "auto"))  # inside a string: let in
+        assert out.of("suggestion", "r0")[-1]["text"] == "enue_2024']"
         service.store.update({"notebook_candidates": False})
         service.cache.clear()
         await service.suggest("t1", suggest("r2", "b", len(cells[1].source), "forced"))

@@ -93,6 +93,15 @@ def _code(text: str) -> str:
     return _TRIPLE.sub(lambda m: m.group(1) * 2, text) if '""' in text or "''" in text else text
 
 
+def completes_key(head: str, before: str, after: str) -> bool:
+    """Whether the cursor is in a subscript's string key (`df['rev`) that one of the notebook's keys
+    or columns completes: a place inside a string where even a weak model's suggestion is worth it."""
+    string = _STRING_PARTIAL.search(head)
+    if string is None or not _in_string(head) or not head[: string.start()].rstrip().endswith("["):
+        return False
+    return bool(_words(head, _code(before[-WINDOW:]), _code(after[:WINDOW])))
+
+
 def _nearest(before: str, after: str, pattern: re.Pattern[str]) -> Iterable[re.Match[str]]:
     """Matches of `pattern` in `before` (last first) and `after` (first first), alternating, nearest first."""
     above = list(pattern.finditer(before))[::-1]

@@ -5,6 +5,7 @@ A forced request (Ctrl+Space) passes every rule. Whether text is selected is the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from ghostbook.completion.scan import position_kind
@@ -23,9 +24,10 @@ def line_before(source: str, cursor: int) -> str:
 
 
 def skip_reason(source: str, cursor: int, trigger: Literal["auto", "forced"],
-                code_only: bool = False) -> str | None:
+                code_only: bool = False, known_key: Callable[[], bool] | None = None) -> str | None:
     """Why an automatic request at `cursor` should get no suggestion, or None to go ahead.
-    `code_only`: also skip inside strings and comments (for a weak model, whose prose is noise)."""
+    `code_only`: also skip inside strings and comments (for a weak model, whose prose is noise), but
+    not in a string that `known_key()` says the notebook's keys complete (`candidates.completes_key`)."""
     if trigger == "forced":
         return None
     if not source.strip():
@@ -36,5 +38,7 @@ def skip_reason(source: str, cursor: int, trigger: Literal["auto", "forced"],
     if sum(1 for c in after if c not in CLOSERS) > MAX_RIGHT_CHARS:
         return "text right of the cursor"
     if code_only and (kind := position_kind(source[:cursor])) != "code":
+        if kind == "string" and known_key is not None and known_key():
+            return None
         return f"inside a {kind}"
     return None

@@ -22,7 +22,8 @@ from typing import Protocol
 from ghostbook import protocol as p
 from ghostbook.completion import coldstart, filters, gate
 from ghostbook.completion.cache import SuggestionCache
-from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider
+from ghostbook.completion.candidates import completes_key
+from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider, namespace_block
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
 from ghostbook.completion.prompt import Prompt, layout_for, make_prompt
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
@@ -141,7 +142,9 @@ class CompletionService:
         if backend is None:
             status = self.registry.status
             return self._emit_error(client_id, inflight, status.message or f"the model is {status.state}")
-        if gate.skip_reason(source, cursor, msg.trigger, code_only=bool(backend.info.extra.get("code_only"))):
+        if gate.skip_reason(source, cursor, msg.trigger, code_only=bool(backend.info.extra.get("code_only")),
+                            known_key=lambda: settings.notebook_candidates and _known_key(
+                                cells, index, cursor, self._provider.namespace_lines() if self._provider else ())):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
         ctx = self._context(backend, cells, index, cursor, settings)
@@ -337,6 +340,16 @@ class CompletionService:
 
     def model_status(self) -> ModelStatus:
         return self.controls.model_status()
+
+
+def _known_key(cells: Sequence[CellLike], index: int, cursor: int, namespace: Sequence[str]) -> bool:
+    """Whether the cursor is in a subscript key that a key or column of the notebook (or of the kernel's
+    namespace summary) completes."""
+    source = cells[index].source
+    head_start = source.rfind("\n", 0, cursor) + 1
+    before = namespace_block(namespace) + "".join(c.source + "\n\n" for c in cells[:index]) + source[:head_start]
+    after = source[cursor:] + "".join("\n\n" + c.source for c in cells[index + 1 :])
+    return completes_key(source[head_start:cursor], before, after)
 
 
 def _strip(raw: bytes, removed: bytes) -> str:
