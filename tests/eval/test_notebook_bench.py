@@ -210,3 +210,42 @@ def test_eval_cli_runs_the_tasks_with_and_without_candidates_side_by_side(
     for cand in ("off", "on"):
         saved = json.loads((tmp_path / f"out.notebook-tiny-ghostbook.gguf-candidates-{cand}.json").read_text())
         assert len(saved["results"]) == 6
+
+
+async def test_debounced_requests_find_their_prompt_read(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """#16: by default each request comes after the editor's debounce, during which the server read its
+    prompt (the edit sent with the cursor), so the request reads (almost) nothing itself; `debounce=False`
+    keeps the cold requests, which read their whole prompt."""
+    from tests.models.conftest import shared_tiny_gguf
+
+    model = str(shared_tiny_gguf(tmp_path_factory))
+    tasks = notebook_tasks([_notebook()], 6)
+    registry = ModelRegistry()
+    try:
+        settings = CompletionSettings(beam_width=2, search_ms=0)
+        cold = await bench.run_tasks(tasks, model, settings, progress=False, registry=registry, debounce=False)
+        warm = await bench.run_tasks(tasks, model, settings, progress=False, registry=registry)
+    finally:
+        await registry.close()
+    assert max(r.read for r in cold) > 20
+    assert max(r.read for r in warm) <= 1
+    assert [r.completion for r in warm] == [r.completion for r in cold]  # the same answers, sooner
+
+
+def test_eval_cli_runs_cold_and_debounced_requests_side_by_side(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--debounce both`: the same tasks as cold requests, then after the debounce (the default)."""
+    from ghostbook.eval.cli import main
+
+    from tests.models.conftest import shared_tiny_gguf
+
+    model = shared_tiny_gguf(tmp_path_factory)
+    split = tmp_path / "notebooks-test.jsonl.gz"
+    write_notebooks(split, [_notebook()])
+    assert main([str(model), "--tasks", "notebook", "--notebooks", str(split), "--png", str(tmp_path / "c.png"),
+                 "--beam", "2", "--quiet", "--debounce", "both", "--json", str(tmp_path / "out.json")]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if " all " in line]
+    assert [row[3] for row in rows] == ["cold", "debounced"]
+    for requests in ("cold", "debounced"):
+        saved = json.loads((tmp_path / f"out.notebook-tiny-ghostbook.gguf-{requests}.json").read_text())
+        assert len(saved["results"]) == 6

@@ -4,6 +4,13 @@ Each task is asked of a `CompletionService` (the object the websocket's `suggest
 with the task's notebook as its cell list, so cross-cell context, token healing, decoding and filters
 are the editor's. No kernel runs: the prompt has no namespace summary. Requests are `forced` (as
 Ctrl+Space), so the gate's rule for empty cells does not hide the `cell` kind.
+
+`debounce` (the default) asks as a user meets it: the editor sends each edit at once and asks only
+after the user pauses (the debounce, 500 ms by default), and meanwhile the server reads the prompt at
+the cursor (`CompletionService.edited`). So before each request the service gets the cursor's last
+keystroke as an edit and the benchmark waits until that reading is done (a user who typed the line
+paused for longer). Without it each request reads its own prompt (cold, as Ctrl+Space at once after a
+jump); latency is the request's either way.
 """
 
 from __future__ import annotations
@@ -46,9 +53,10 @@ class NotebookResult:
     empty: bool
     garbage: str | None
     ms: float
+    read: int = 0  # prompt tokens the request itself read (not in the KV cache when it came)
 
 
-def score(task: NotebookTask, text: str, ms: float) -> NotebookResult:
+def score(task: NotebookTask, text: str, ms: float, read: int = 0) -> NotebookResult:
     """Exact match and character similarity of the first line (whitespace around it ignored)."""
     first = text.split("\n", 1)[0].strip()
     want = task.expected.strip()
@@ -58,7 +66,7 @@ def score(task: NotebookTask, text: str, ms: float) -> NotebookResult:
                              cell_after=cell[task.cursor :])
     return NotebookResult(task.task_id, task.kind, want, first, first == want,
                           difflib.SequenceMatcher(None, first, want, autojunk=False).ratio(), not text.strip(),
-                          garbage, ms)
+                          garbage, ms, read)
 
 
 def _ignore(message: dict[str, object]) -> None:
@@ -79,8 +87,9 @@ class _Outbox:
 
 async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                     settings: CompletionSettings | None = None, progress: bool = True,
-                    registry: ModelRegistry | None = None) -> list[NotebookResult]:
-    """Ask the completion service for every task; raise if the model cannot load."""
+                    registry: ModelRegistry | None = None, debounce: bool = True) -> list[NotebookResult]:
+    """Ask the completion service for every task (`debounce`: after the edit's prompt reading, as the
+    editor's debounce lets it); raise if the model cannot load."""
     settings = settings or CompletionSettings()
     own = registry is None
     registry = registry or ModelRegistry()
@@ -97,6 +106,8 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                 service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, None,
                                             registry, store)
                 ref = f"n{k}"
+                if debounce:
+                    await _debounce(service, task)
                 start = time.perf_counter()
                 await service.suggest("eval", p.Suggest(type="suggest", ref=ref, cell_id=f"c{task.index}",
                                                         cursor=task.cursor, trigger="forced"))
@@ -104,11 +115,23 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                 await service.close()
                 if ref in outbox.errors:
                     raise RuntimeError(f"{task.task_id}: {outbox.errors[ref]}")
-                results.append(score(task, outbox.done.get(ref, ""), ms))
+                gen = service.last_gen
+                results.append(score(task, outbox.done.get(ref, ""), ms,
+                                     gen.prompt_tokens - gen.reused_tokens if gen is not None else 0))
         finally:
             if own:
                 await registry.close()
     return results
+
+
+async def _debounce(service: CompletionService, task: NotebookTask) -> None:
+    """What the editor does before an automatic request: it sends the edit that put the cursor where it
+    is (`set_source` with the cursor: the server reads the prompt there), then waits for the user's pause;
+    here, until that reading is done."""
+    source, cursor = task.cells[task.index], task.cursor
+    before = source[: cursor - 1] + source[cursor:] if cursor else source + " "  # the last keystroke undone
+    service.edited(f"c{task.index}", before, cursor)
+    await service.idle()
 
 
 def summarise(results: Sequence[NotebookResult]) -> dict[str, float]:
@@ -161,8 +184,8 @@ def plot(runs: Sequence[tuple[str, Sequence[NotebookResult]]], path: Path) -> Pa
 
 
 def run(tasks: Sequence[NotebookTask], model: str, settings: CompletionSettings,
-        progress: bool = True) -> list[NotebookResult]:
-    return asyncio.run(run_tasks(tasks, model, settings, progress))
+        progress: bool = True, debounce: bool = True) -> list[NotebookResult]:
+    return asyncio.run(run_tasks(tasks, model, settings, progress, debounce=debounce))
 
 
 def rows(label: dict[str, object], results: Sequence[NotebookResult]) -> list[dict[str, object]]:

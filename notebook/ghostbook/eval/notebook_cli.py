@@ -1,8 +1,10 @@
 """Command line of the notebook benchmark.
 
 `ghostbook eval [MODEL...] --tasks notebook [--split test|validation] [--candidates on|off|both]
-[--png PATH]`: the notebook tasks of a stored split through the editor's completion path; prints a
-table (overall and per cursor kind) and writes a PNG. `--tasks notebook single` adds the HumanEval table.
+[--debounce on|off|both] [--png PATH]`: the notebook tasks of a stored split through the editor's
+completion path (by default each request after the editor's debounce, the prompt read meanwhile;
+`--debounce off`: cold requests); prints a table (overall and per cursor kind) and writes a PNG.
+`--tasks notebook single` adds the HumanEval table.
 The stored splits are built by `ghostbook train notebook-data build` (`training.notebooks`).
 """
 
@@ -30,6 +32,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--candidates", choices=["on", "off", "both"], default="on",
                     help="candidates copied from the text around the cursor (notebook tasks: the whole notebook) "
                          "compete with the beam's line; both: off and on, side by side")
+    ap.add_argument("--debounce", choices=["on", "off", "both"], default="on",
+                    help="notebook tasks: on, each request after the editor's debounce (the edit sent, the "
+                         "server read the prompt meanwhile: what a user meets); off, cold requests that read "
+                         "their own prompt; both: off and on, side by side")
 
 
 def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str, object]]], str]) -> list[
@@ -45,26 +51,30 @@ def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str
         tasks = tasks[:: args.stride]
     if args.limit:
         tasks = tasks[: args.limit]
-    switch = {"on": [True], "off": [False], "both": [False, True]}[getattr(args, "candidates", "on")]
+    onoff = {"on": [True], "off": [False], "both": [False, True]}
+    switch = onoff[getattr(args, "candidates", "on")]
+    debounces = onoff[getattr(args, "debounce", "on")]
     rows: list[dict[str, object]] = []
     runs = []
     names = [Path(spec).name for spec in args.models]
-    for (k, spec), copies in itertools.product(enumerate(args.models), switch):
+    for (k, spec), copies, debounce in itertools.product(enumerate(args.models), switch, debounces):
         settings = dataclasses.replace(CompletionSettings(), beam_width=args.beam, notebook_candidates=copies)
         model = spec if spec == "default" else str(Path(spec).expanduser().resolve())
-        results = bench.run(tasks, model, settings, progress=not args.quiet)
+        results = bench.run(tasks, model, settings, progress=not args.quiet, debounce=debounce)
         name = names[k] if names.count(names[k]) == 1 else f"{k + 1}:{names[k]}"  # two files of one name
-        cand = "on" if copies else "off"
-        runs.append((f"{name} beam {args.beam} candidates {cand}", results))
-        rows += bench.rows({"model": name, "beam": args.beam, "candidates": cand}, results)
+        cand, requests = "on" if copies else "off", "debounced" if debounce else "cold"
+        runs.append((f"{name} beam {args.beam} candidates {cand} {requests}", results))
+        rows += bench.rows({"model": name, "beam": args.beam, "candidates": cand, "requests": requests}, results)
         if args.json:
-            tag = name.replace(":", "-") + ("" if len(switch) == 1 else f"-candidates-{cand}")
+            tag = (name.replace(":", "-") + ("" if len(switch) == 1 else f"-candidates-{cand}")
+                   + ("" if len(debounces) == 1 else f"-{requests}"))
             out = args.json.with_name(args.json.stem + f".notebook-{tag}.json")
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps({"argv": sys.argv, "split": str(path), "summary": rows,
                                        "results": bench.details(results)}, indent=1))
     print(f"notebook tasks ({args.split if args.notebooks is None else path}, {len(tasks)} tasks; "
-          "editor path, no kernel namespace)")
+          "editor path, no kernel namespace; debounced: the prompt read before the request, as the editor's "
+          "debounce lets the server)")
     print(format_table(rows))
     png = bench.plot(runs, args.png.expanduser())
     print(f"chart: {png}")
