@@ -74,3 +74,41 @@ def test_a_keystroke_stops_the_prompt_within_a_few_tokens(shipped: LlamaCppBacke
     assert stats.cancelled and stats.generated == 0
     assert max(len(held) for held in shipped._seqs.held) <= 32 and PROMPT_CHUNK <= 16
     shipped.forget()
+
+
+class StepClock(Clock):
+    """A clock that runs out at the end of the search's `steps`-th step (deterministic, no timing)."""
+
+    def __init__(self, steps: int) -> None:
+        super().__init__(deadline=0.0)
+        self.left = steps
+
+    def over(self, step: float = 0.0) -> bool:
+        self.left -= 1
+        return self.left <= 0
+
+
+# "b\n" (0.36) finishes at step 2 while "ax" (0.54) is still open and likelier; "ax\n" (0.49) wins in time
+SHORT_OR_OPEN = {(): {1: 0.6, 2: 0.4}, (1,): {4: 0.9, 3: 0.05}, (1, 4): {3: 0.9}, (2,): {3: 0.9}}
+
+
+def test_out_of_time_a_likelier_open_line_beats_a_short_finished_one_if_it_can_still_fit() -> None:
+    """Out of time, the likeliest line so far goes on (greedy writes the rest) rather than a line that won
+    only by being short (`x = np.` -> `i`, `print(` -> `s`), unless the cell cannot fit what it has written."""
+    seek, _ = table_model(SHORT_OR_OPEN)
+    index = TokenIndex(PIECES, {EOT})
+
+    def line(fits: object) -> tuple[list[int] | None, bool]:
+        from tests.decoding.test_beam import Fits
+
+        clock = StepClock(2)
+        rules = beam.LineRules(frozenset(), None, Fits(fits))  # type: ignore[arg-type]
+        got = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, {EOT},
+                             LineSearch(3, 12, rules=rules, clock=clock))
+        return got, clock.cut
+
+    assert line(lambda text: True) == ([1, 4], True)  # "ax" goes on
+    assert line(lambda text: not text.startswith(b"a")) == ([2, 3], False)  # "a..." cannot fit: "b" wins
+    no_clock = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, {EOT},
+                              LineSearch(3, 12))
+    assert no_clock == [1, 4, 3]  # with time the open line finishes and wins

@@ -130,7 +130,8 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
     likeliest distinct finished lines (those that fit, if any does) are ranked by their score plus
     `rank`'s, and the best wins (unless none fits and the budget cut a line likelier than all of them:
     that line goes on, as without `rank`). Once `search.clock` runs out, the best so far wins the same
-    way, unranked (a line still open: `clock.cut`)."""
+    way, unranked, except that a line still open and likelier than every finished one wins wherever the
+    cell can still fit what it has written (`clock.cut`: greedy writes the rest)."""
     width, heal, allow_empty, stop = search.width, search.heal, search.allow_empty, search.stop
     avoid, indent = search.rules.avoid, search.rules.indent
     fits = search.rules.syntax.fits if search.rules.syntax is not None else None
@@ -214,7 +215,10 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
     if rank is not None and every and (best_fit is not None or not cut_open) and not late:
         ranked = _rank(every, heal, fits, rank, cancelled, stop)
         return None if ranked is None else list(ranked.tokens)
-    if best_fit is not None:
+    # out of time with a likelier line still open: it goes on (greedy writes the rest) if the cell can
+    # still fit it, rather than a finished line that is only short (`s`, `i`, `print(`)
+    open_wins = late and cut_open and (fits is None or fits(live[0].text.split(b"\n", 1)[0]))
+    if best_fit is not None and not open_wins:
         return list(best_fit.tokens)
     if cut_open:
         clock.cut = late
