@@ -56,6 +56,31 @@ def test_imports_the_notebook_uses_but_lacks() -> None:
     assert candidates("from sklearn.linear_model import Log", "", MODEL) == ["isticRegression"]
 
 
+def test_a_module_imported_as_gets_its_usual_alias() -> None:
+    assert candidates("import seaborn as ", "import numpy as np\n", "") == ["sns"]
+    assert candidates("import matplotlib.pyplot  as p", "", "") == ["lt"]
+    assert candidates("import statsmodels.formula.api as ", "", "") == ["smf"]
+    assert candidates("import mymodule as ", "", "") == []  # no usual alias: nothing to copy
+
+
+async def test_import_as_gets_the_usual_alias_through_the_editor_path(tmp_path: Path) -> None:
+    """The shipped model, the real service: `import seaborn as ` is completed with `sns` (the plain
+    beam writes `seaborn`)."""
+    cells = [FakeCell("a", "code", "import pandas as pd"), FakeCell("b", "code", "import seaborn as ")]
+    service, out, _ = make_service(tmp_path, cells=cells)
+    service.store.update({"search_ms": 0})
+    try:
+        await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
+        assert out.of("suggestion", "r1")[-1]["text"] == "sns"
+        service.store.update({"notebook_candidates": False})
+        service.cache.clear()
+        await service.suggest("t1", suggest("r2", "b", len(cells[1].source), "forced"))
+        assert out.of("suggestion", "r2")[-1]["text"] != "sns"
+    finally:
+        await service.close()
+        await service.registry.close()
+
+
 def test_nothing_at_a_line_start_and_nothing_already_on_the_line() -> None:
     assert candidates("", LOAD, PLOT) == [] and candidates("    ", LOAD, PLOT) == []
     assert candidates("clf.fit(", "", MODEL, rest=")")[0] == "X_train, y_train"  # the closer is already there

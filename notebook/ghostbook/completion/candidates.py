@@ -9,7 +9,8 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
 - words: the names and short string keys of the notebook (namespace columns included) that start with
   the word being typed, closed as the line needs (`df['rev` -> `enue_2024']`);
 - imports: after `import ` the modules the notebook uses but does not import, under their usual alias
-  (`np.` below -> `numpy as np`), then the common data-science imports; after `from X import ` the
+  (`np.` below -> `numpy as np`), then the common data-science imports (after `import X as `, X's usual
+  alias); after `from X import ` the
   names the notebook uses but never defines.
 
 Nothing is proposed at a line's start (no text to narrow it). The decoding ranks the candidates with
@@ -45,7 +46,7 @@ _WORD = re.compile(_IDENT)
 _PARTIAL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 _STRING_PARTIAL = re.compile(r"""(['"])([^'"\\\n]*)$""")
 _STRING = re.compile(r"""(['"])([A-Za-z0-9_ .\-]{1,40})\1""")
-_IMPORT = re.compile(r"^\s*import\s+([\w.]*)$")
+_IMPORT = re.compile(r"^\s*import\s+([\w.]*(?:\s+as\s+\w*)?)$")  # `import x`, `import x as y`
 _FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+(?:[\w\s,]*,\s*)?(\w*)$")
 _BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDENT})"
                     rf"|from\s+[\w.]+\s+import\s+([\w\s,()]+)|def\s+({_IDENT})|class\s+({_IDENT})|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
@@ -222,6 +223,9 @@ def _imports(partial: str, before: str, after: str) -> list[str]:
         if spelled and spelled not in out:
             out.append(spelled)
     out += [c for c in COMMON_IMPORTS if c not in out and c.rsplit(" ", 1)[-1] not in bound]
+    if " as " in partial:  # `import seaborn as ` -> `sns`: any module's usual alias
+        partial = " ".join(partial.split()) + (" " if partial.endswith(" ") else "")
+        out += [c for c in ALIASES.values() if c not in out]
     return [c[len(partial):] for c in out if c.startswith(partial) and len(c) > len(partial)]
 
 
