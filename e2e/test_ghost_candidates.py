@@ -42,8 +42,12 @@ def test_a_column_from_a_cell_above_is_suggested(server: Server, page: Page) -> 
 
 
 def test_the_settings_panel_turns_them_off(server: Server, page: Page) -> None:
-    write_notebook(server.root / "sales.ipynb", [("code", LOAD), ("code", "")])
-    open_notebook(page, server.url("/notebooks/sales.ipynb"))
+    # a key only the kernel's namespace spells (the text has it in lower case): the model alone cannot
+    # write it, a column in the text it may copy by itself (model v2 does, at times)
+    write_notebook(server.root / "prices.ipynb", [("code", PRICES), ("code", "")])
+    open_notebook(page, server.url("/notebooks/prices.ipynb"))
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    wait_idle(page)
     panel = open_settings(page)
     box = panel.get_by_test_id("setting-notebook-candidates")
     expect(box).to_be_checked()
@@ -55,9 +59,13 @@ def test_the_settings_panel_turns_them_off(server: Server, page: Page) -> None:
         if json.loads(settings.read_text())["completion"].get("notebook_candidates") is False:
             break
         page.wait_for_timeout(100)
-    set_cell_source(page, cells(page).nth(1), "total = df['rev")  # no closers: the plain beam writes "']"
+    set_cell_source(page, cells(page).nth(1), "cost = 3 * prices['UNIT")
     page.keyboard.press("Control+Space")
-    assert "enue_2024" not in wait_ghost_done(page)
+    try:
+        shown = wait_ghost_done(page)
+    except AssertionError:  # the model alone may suggest nothing here; the copy would have shown
+        shown = ""
+    assert "_PRICE_EUR" not in shown
     assert json.loads(settings.read_text())["completion"]["notebook_candidates"] is False
 
 
