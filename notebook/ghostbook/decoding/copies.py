@@ -43,19 +43,8 @@ def line_score(model: Evaluation, index: TokenIndex, ends: Collection[int], toke
     if not closed:
         return total
     last = log_softmax(rows[len(tokens)])
-    enders = [*newline_tokens(index), *(t for t in ends if t < len(last))]
+    enders = [*index.newlines, *(t for t in ends if t < len(last))]
     return total + (float(last[enders].max()) if enders else 0.0)
-
-
-_NEWLINES: dict[int, list[int]] = {}
-
-
-def newline_tokens(index: TokenIndex) -> list[int]:
-    """The tokens that start a new line (a newline first)."""
-    key = id(index)
-    if key not in _NEWLINES:
-        _NEWLINES[key] = [i for i, p in enumerate(index.pieces) if p.startswith(b"\n")]
-    return _NEWLINES[key]
 
 
 def keeps_rules(text: bytes, rules: LineRules) -> bool:

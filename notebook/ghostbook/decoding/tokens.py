@@ -11,6 +11,7 @@ last token (the bytes `removed`) and allows only tokens consistent with `removed
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
@@ -70,6 +71,11 @@ class TokenIndex:
         for n in range(1, len(required)):
             ids.extend(self._exact.get(required[:n], ()))
         return ids
+
+    @functools.cached_property
+    def newlines(self) -> list[int]:
+        """The tokens that start a new line."""
+        return [i for i, p in enumerate(self.pieces) if p.startswith(b"\n")]
 
     @staticmethod
     def advance(required: bytes, piece: bytes) -> bytes:
