@@ -112,3 +112,19 @@ def test_out_of_time_a_likelier_open_line_beats_a_short_finished_one_if_it_can_s
     no_clock = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, {EOT},
                               LineSearch(3, 12))
     assert no_clock == [1, 4, 3]  # with time the open line finishes and wins
+
+
+def test_out_of_time_an_open_line_on_its_way_to_a_line_to_avoid_does_not_go_on() -> None:
+    """Greedy would finish an open line into the line the rules avoid (the line below, copied), which the
+    filters then drop whole: the finished line wins instead."""
+    seek, _ = table_model(SHORT_OR_OPEN)
+    index = TokenIndex(PIECES, {EOT})
+
+    def line(avoid: frozenset[bytes]) -> tuple[list[int] | None, bool]:
+        clock = StepClock(2)
+        got = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, {EOT},
+                             LineSearch(3, 12, rules=beam.LineRules(avoid), clock=clock))
+        return got, clock.cut
+
+    assert line(frozenset({b"other"})) == ([1, 4], True)  # "ax" goes on
+    assert line(frozenset({b"axe"})) == ([2, 3], False)  # "ax..." may become "axe": "b" wins

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ghostbook.completion.candidates import candidates
 from ghostbook.completion.context import Context
 from ghostbook.completion.filters import multi_line_possible
+from ghostbook.decoding.copy_model import CopyModel
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.tokens import heal, indentation_to_heal, should_heal
 from ghostbook.models.backend import Backend
@@ -60,7 +61,8 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     plan = DecodePlan.around(Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix), removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),
-                             copy_ids(backend, ctx, removed) if copies and beam > 1 else ())
+                             copy_ids(backend, ctx, removed) if copies and beam > 1 else (),
+                             CopyModel(prefix_ids, suffix_ids) if copies else None)
     return Prompt(ids, plan)
 
 

@@ -216,11 +216,14 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
         ranked = _rank(every, heal, fits, rank, cancelled, stop)
         return None if ranked is None else list(ranked.tokens)
     # out of time with a likelier line still open: it goes on (greedy writes the rest) if the cell can
-    # still fit it, rather than a finished line that is only short (`s`, `i`, `print(`)
-    open_wins = late and cut_open and (fits is None or fits(live[0].text.split(b"\n", 1)[0]))
+    # still fit it and it is not on its way to a line to avoid (greedy would finish that line), rather
+    # than a finished line that is only short (`s`, `i`, `print(`)
+    opened = live[0].text.split(b"\n", 1)[0] if live else b""
+    avoided = late and best is not None and any(line.startswith(opened) for line in avoid)
+    open_wins = late and cut_open and (fits is None or fits(opened)) and not avoided
     if best_fit is not None and not open_wins:
         return list(best_fit.tokens)
-    if cut_open:
+    if cut_open and not avoided:
         clock.cut = late
         return list(live[0].tokens)  # the budget cut a line likelier than any finished one
     return list(best.tokens) if best is not None else []

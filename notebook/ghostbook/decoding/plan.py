@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ghostbook.decoding import copies as copied
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
+from ghostbook.decoding.copy_model import CopyModel, Mixed
 from ghostbook.decoding.indentation import start_rule
 from ghostbook.decoding.lines import FurtherLines, LineRules
 from ghostbook.decoding.reading import ReadCheck
@@ -65,10 +67,12 @@ class DecodePlan:
     search_ms: float = 0
     made: float = field(default_factory=time.perf_counter, compare=False)
     copies: tuple[tuple[int, ...], ...] = ()
+    copy_model: CopyModel | None = field(default=None, compare=False)
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
-               choices: Choices, copies: tuple[tuple[int, ...], ...] = ()) -> DecodePlan:
+               choices: Choices, copies: tuple[tuple[int, ...], ...] = (),
+               copy_model: CopyModel | None = None) -> DecodePlan:
         """The plan for the cursor in `text`, with `heal` (the prompt's removed bytes, which end the
         prefix) to be spelled first."""
         blank_line = not text.prefix.rsplit("\n", 1)[-1].strip()
@@ -78,7 +82,7 @@ class DecodePlan:
             # leading space sends it elsewhere (notebook test split, beam 1: exact 1 -> 0 of 528), so the
             # final filter (`LeadingSpace`) takes the extra space off instead
             return cls(max_new, stop_ids, heal, 1, blank_line,
-                       LineRules(indent=None if start is None or start.mid_line else start))
+                       LineRules(indent=None if start is None or start.mid_line else start), copy_model=copy_model)
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
         rules = LineRules(
@@ -89,7 +93,7 @@ class DecodePlan:
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies)
+                   copies=copies, copy_model=copy_model)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -98,18 +102,21 @@ class DecodePlan:
 
 def decode(run: Run, plan: DecodePlan) -> None:
     """With `plan.beam` > 1 the first line from a beam (and with `plan.lines` each further line), then
-    greedy for whatever is left open; else all greedy."""
+    greedy for whatever is left open; else all greedy. The first line's beam and its copied lines read
+    the model mixed with `plan.copy_model`; the rest reads the model alone (a copy model goes on
+    copying the notebook's lines, line after line)."""
     if plan.beam <= 1:
         return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
+    first = run if plan.copy_model is None else dataclasses.replace(run, model=Mixed(run.model, plan.copy_model))
     budget = min(plan.max_new_tokens, LINE_BUDGET)
     clock = Clock(plan.made + plan.search_ms / 1000 if plan.search_ms > 0 else None)
     search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules,
                         clock=clock)
-    line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
+    line = beam_line(first.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
     if line is None:
         return
     if plan.copies and not run.cancelled():
-        chosen = copied.choose(run.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
+        chosen = copied.choose(first.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
                                run.cancelled)
         if chosen is not None:  # the notebook's line, and only that: lines after it would be guesswork
             return run.send(chosen)
