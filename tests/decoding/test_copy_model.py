@@ -11,6 +11,7 @@ from ghostbook.completion.context import Context
 from ghostbook.completion.prompt import make_prompt
 from ghostbook.decoding import copy_model
 from ghostbook.decoding.copy_model import CopyModel, Mixed, mix, weight
+from ghostbook.decoding.tokens import index_of
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
 from ghostbook.eval.notebook_tasks import notebook_tasks
 from ghostbook.models.backend import Evaluation, TokenOut
@@ -77,14 +78,21 @@ def test_a_draft_check_reads_what_step_by_step_reads(shipped: LlamaCppBackend) -
     prompt = shipped.tokenize(text)
     branch = shipped.tokenize("head()\ndf = df")
 
-    def look(model: Evaluation) -> float:
-        mixed = Mixed(model, CopyModel(prompt, []))
+    breaks = index_of(shipped.vocab).breaks
+
+    def look(model: Evaluation) -> tuple[float, list[bool]]:
+        mixed = Mixed(model, CopyModel(prompt, []), breaks)
         along = mixed.logits_along(branch, len(branch))
         steps = mixed.logits([branch[:i] for i in range(len(branch) + 1)])
+        alone = model.logits([branch[:i] for i in range(len(branch) + 1)])
         norm = [r - np.log(np.exp(r - r.max()).sum()) - r.max() for r in (*along, *steps)]
-        return max(float(np.abs(a - b).max()) for a, b in zip(norm[: len(along)], norm[len(along):], strict=True))
+        gap = max(float(np.abs(a - b).max()) for a, b in zip(norm[: len(along)], norm[len(along):], strict=True))
+        return gap, [bool(np.array_equal(a, b)) for a, b in zip(steps, alone, strict=True)]
 
-    assert probe(shipped, prompt, look) < 1e-3
+    gap, unmixed = probe(shipped, prompt, look)
+    assert gap < 1e-3
+    line_end = next(i for i, t in enumerate(branch) if t in breaks)
+    assert not unmixed[0] and all(unmixed[line_end + 1 :])  # the first line mixed, nothing after it
 
 
 VALIDATION_FLIPS = (  # notebook benchmark, validation split: the first line the notebook itself suggests

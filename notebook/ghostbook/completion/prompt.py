@@ -62,7 +62,7 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),
                              copy_ids(backend, ctx, removed) if copies and beam > 1 else (),
-                             CopyModel(prefix_ids, suffix_ids) if copies else None)
+                             CopyModel(prefix_ids, suffix_ids) if copies and beam > 1 else None)
     return Prompt(ids, plan)
 
 

@@ -7,14 +7,15 @@ language model over the prompt's tokens) looks for the longest run of tokens end
 and predicts the tokens that followed that run there. Its distribution is mixed into the network's,
 `weight(length)` of it, the longer the run the more: p = (1 - w) p_net + w p_copy.
 
-`Mixed` wraps a backend's `Evaluation`, so every search (beam, greedy, speculative, the copied lines'
-scores) reads the one mixed distribution. Pure numpy over the prompt's ids, no model here.
+`Mixed` wraps a backend's `Evaluation`, so every search of the first line (beam, greedy, speculative,
+the copied lines' scores) reads the one mixed distribution. Pure numpy over the prompt's ids, no model
+here.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -107,20 +108,35 @@ def mix(row: np.ndarray, predicted: tuple[float, np.ndarray, np.ndarray] | None)
 
 
 class Mixed:
-    """An `Evaluation` whose logits are the network's mixed with a `CopyModel`'s predictions."""
+    """An `Evaluation` whose logits are the network's mixed with a `CopyModel`'s predictions on the
+    suggestion's first line; after a token in `breaks` (one that holds a newline) the network's alone: a
+    copy model goes on copying the notebook's lines, line after line."""
 
-    def __init__(self, model: Evaluation, copies: CopyModel) -> None:
+    def __init__(self, model: Evaluation, copies: CopyModel, breaks: Collection[int]) -> None:
         self.inner = model
         self.copies = copies
+        self.breaks = breaks
+
+    def _predict(self, branch: Sequence[int]) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """The copy model's tokens that go on the line (where the line ends, and whether the
+        suggestion ends there, is the network's call: the notebook always went on)."""
+        if any(t in self.breaks for t in branch):
+            return None
+        predicted = self.copies.predict(branch)
+        if predicted is None:
+            return None
+        w, ids, probs = predicted
+        keep = np.array([t not in self.breaks for t in ids.tolist()])
+        return (w, ids[keep], probs[keep] / probs[keep].sum()) if keep.any() else None
 
     def logits(self, branches: Sequence[Sequence[int]]) -> np.ndarray:
         rows = self.inner.logits(branches)
-        return np.stack([mix(row, self.copies.predict(b)) for row, b in zip(rows, branches, strict=True)])
+        return np.stack([mix(row, self._predict(b)) for row, b in zip(rows, branches, strict=True)])
 
     def logits_along(self, branch: Sequence[int], n: int) -> np.ndarray:
         rows = self.inner.logits_along(branch, n)
         start = len(branch) - n
-        return np.stack([mix(row, self.copies.predict(branch[: start + i])) for i, row in enumerate(rows)])
+        return np.stack([mix(row, self._predict(branch[: start + i])) for i, row in enumerate(rows)])
 
     def reader(self) -> Reader | None:
         return self.inner.reader()

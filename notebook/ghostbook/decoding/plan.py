@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,26 +96,26 @@ class DecodePlan:
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
-        decode(Run(model, index_of(vocab), vocab.special | self.stop_ids, cancelled, emit), self)
+        index = index_of(vocab)
+        if self.copy_model is not None:  # the first line's search reads the notebook too
+            model = Mixed(model, self.copy_model, index.breaks)
+        decode(Run(model, index, vocab.special | self.stop_ids, cancelled, emit), self)
 
 
 def decode(run: Run, plan: DecodePlan) -> None:
     """With `plan.beam` > 1 the first line from a beam (and with `plan.lines` each further line), then
-    greedy for whatever is left open; else all greedy. The first line's beam and its copied lines read
-    the model mixed with `plan.copy_model`; the rest reads the model alone (a copy model goes on
-    copying the notebook's lines, line after line)."""
+    greedy for whatever is left open; else all greedy."""
     if plan.beam <= 1:
         return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
-    first = run if plan.copy_model is None else dataclasses.replace(run, model=Mixed(run.model, plan.copy_model))
     budget = min(plan.max_new_tokens, LINE_BUDGET)
     clock = Clock(plan.made + plan.search_ms / 1000 if plan.search_ms > 0 else None)
     search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules,
                         clock=clock)
-    line = beam_line(first.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
+    line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
     if line is None:
         return
     if plan.copies and not run.cancelled():
-        chosen = copied.choose(first.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
+        chosen = copied.choose(run.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
                                run.cancelled)
         if chosen is not None:  # the notebook's line, and only that: lines after it would be guesswork
             return run.send(chosen)

@@ -73,6 +73,11 @@ class TokenIndex:
         return ids
 
     @functools.cached_property
+    def breaks(self) -> frozenset[int]:
+        """The tokens whose bytes hold a newline (one ends a line wherever it stands)."""
+        return frozenset(i for i, piece in enumerate(self.pieces) if b"\n" in piece)
+
+    @functools.cached_property
     def newlines(self) -> list[int]:
         """The tokens that start a new line."""
         return [i for i, p in enumerate(self.pieces) if p.startswith(b"\n")]
