@@ -87,6 +87,18 @@ def test_nothing_at_a_line_start_and_nothing_already_on_the_line() -> None:
     assert candidates("zzz = qqq.", LOAD, PLOT) == []
 
 
+def test_below_an_import_an_import_line_for_each_module_used_but_not_imported() -> None:
+    """`plt.` and `np.` below with no import of either: the import lines, nearest use first; `df.`, `ax.`
+    and `clf.` are variables (no module has those names), `pd` is imported."""
+    below = "\n\n" + PLOT + "\n\n" + MODEL + "\nos.getcwd()"
+    assert candidates("", "import pandas as pd\n", below) == [
+        "import matplotlib.pyplot as plt", "import numpy as np", "import os"]
+    assert candidates("", "from sklearn.svm import SVC\n", "\nnp.zeros(3)") == ["import numpy as np"]
+    assert candidates("", "x = 1\n", below) == []  # not in the imports
+    assert candidates("    ", "import pandas as pd\n", below) == []
+    assert candidates("", "import pandas as pd\n", "\npd.read_csv('a.csv')") == []  # nothing missing
+
+
 def test_weak_evidence_proposes_nothing() -> None:
     """What made HumanEval's mid-line cursor worse: docstring prose, keywords, one-letter words, a
     partial attribute matched against a plain name."""

@@ -13,16 +13,21 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   alias); after `from X import ` the
   names the notebook uses but never defines.
 
-Nothing is proposed at a line's start (no text to narrow it). The decoding ranks the candidates with
-the beam's own line by the model's log-probability (`decoding.copies`). Pure text, no model here.
+At a line's start nothing is proposed (no text to narrow it), except below an import line: an import
+line for each module the notebook uses but never imports (`import matplotlib.pyplot as plt`). The
+decoding ranks the candidates with the beam's own line by the model's log-probability
+(`decoding.copies`). Pure text, no model here.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
+import importlib.util
 import itertools
 import keyword
 import re
+import sys
 from collections.abc import Iterable
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
@@ -49,8 +54,10 @@ _STRING = re.compile(r"""(['"])([A-Za-z0-9_ .\-]{1,40})\1""")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]*(?:\s+as\s+\w*)?)$")  # `import x`, `import x as y`
 _FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+(?:[\w\s,]*,\s*)?(\w*)$")
 _BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDENT})"
-                    rf"|from\s+[\w.]+\s+import\s+([\w\s,()]+)|def\s+({_IDENT})|class\s+({_IDENT})|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
+                    rf"|from\s+[\w.]+\s+import\s+(\([\w\s,]+\)|[\w \t,]+)|def\s+({_IDENT})|class\s+({_IDENT})"
+                    rf"|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
                     re.M)
+_IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
 _USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
 _CALLED = re.compile(rf"{_IDENT}(?=[(.])")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
@@ -65,7 +72,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     namespace summary among them, and the cell's lines above), `after` the text after the cursor's
     line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it)."""
     if not head.strip():
-        return []
+        return _missing_imports(before, after) if not head and not rest.strip() else []
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
     # an import takes only names to import (what other lines do after the same text is none)
     if (m := _IMPORT.match(head)) is not None:
@@ -211,8 +218,18 @@ def bound_names(text: str) -> set[str]:
 
 def _imports(partial: str, before: str, after: str) -> list[str]:
     """After `import `: modules used (`name.`) but not bound, by their usual alias; then the common ones."""
-    text = before + "\n" + after
-    bound = bound_names(text)
+    bound = bound_names(before + "\n" + after)
+    out = _used_modules(before, after, bound)
+    out += [c for c in COMMON_IMPORTS if c not in out and c.rsplit(" ", 1)[-1] not in bound]
+    if " as " in partial:  # `import seaborn as ` -> `sns`: any module's usual alias
+        partial = " ".join(partial.split()) + (" " if partial.endswith(" ") else "")
+        out += [c for c in ALIASES.values() if c not in out]
+    return [c[len(partial):] for c in out if c.startswith(partial) and len(c) > len(partial)]
+
+
+def _used_modules(before: str, after: str, bound: set[str]) -> list[str]:
+    """The modules the code uses (`name.`) but does not bind, as an import spells them (`numpy as np`),
+    nearest first."""
     out: list[str] = []
     for m in _nearest(before, after, _USED_MODULE):
         name = m.group()
@@ -222,11 +239,30 @@ def _imports(partial: str, before: str, after: str) -> list[str]:
         spelled = ALIASES.get(name, name if name.islower() else "")
         if spelled and spelled not in out:
             out.append(spelled)
-    out += [c for c in COMMON_IMPORTS if c not in out and c.rsplit(" ", 1)[-1] not in bound]
-    if " as " in partial:  # `import seaborn as ` -> `sns`: any module's usual alias
-        partial = " ".join(partial.split()) + (" " if partial.endswith(" ") else "")
-        out += [c for c in ALIASES.values() if c not in out]
-    return [c[len(partial):] for c in out if c.startswith(partial) and len(c) > len(partial)]
+    return out
+
+
+def _missing_imports(before: str, after: str) -> list[str]:
+    """At the start of a line below an import (the imports go on) or at the notebook's top: an import
+    line for each module the notebook uses (`np.`) but never imports, nearest first."""
+    above = before.rstrip("\n").rsplit("\n", 1)[-1]
+    if above.strip() and not _IMPORT_LINE.match(above):
+        return []
+    before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
+    used = _used_modules(before, after, bound_names(before + "\n" + after))
+    return ["import " + c for c in used if c in ALIASES.values() or _is_module(c)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_module(name: str) -> bool:
+    """Whether `name` is a module this Python has (the standard library's or an installed one's): `os`,
+    `sklearn`, not `df` (a variable bound where `bound_names` does not look)."""
+    if name in sys.stdlib_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _unbound_names(partial: str, before: str, after: str) -> list[str]:
@@ -236,6 +272,9 @@ def _unbound_names(partial: str, before: str, after: str) -> list[str]:
     for m in _CALLED.finditer(after + "\n" + before):
         name = m.group()
         prev = m.string[m.start() - 1] if m.start() else ""
+        line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if line.lstrip().startswith(("import ", "from ")):  # `sklearn.` in `from sklearn.svm import SVC`
+            continue
         if (name in bound or name in _KNOWN or prev in ".'\"" or name in out or not name.startswith(partial)
                 or len(name) <= len(partial)):
             continue
