@@ -99,6 +99,16 @@ def test_below_an_import_an_import_line_for_each_module_used_but_not_imported() 
     assert candidates("", "import pandas as pd\n", "\npd.read_csv('a.csv')") == []  # nothing missing
 
 
+def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> None:
+    """`res_h = ` as `res_p = mod_p.fit(disp=False)` was written above: `mod_h.fit(disp=False)`; `ax2 = `
+    after `ax1 = fig.add_subplot(211)`: `fig.add_subplot(212)`; unlike names (`ax1` / `res_h`) no."""
+    above = "mod_p = sm.Poisson(y, X)\nres_p = mod_p.fit(disp=False)\nfig = plt.figure()\nax1 = fig.add_subplot(211)\n"
+    assert candidates("res_h = ", above, "") == ["mod_h.fit(disp=False)"]
+    assert candidates("ax2 = ", above, "") == ["fig.add_subplot(212)"]
+    assert candidates("    ax2.plot(x2, ", "    ax1.plot(x1, y1, label='a')\n", "") == ["y2, label='a')"]
+    assert candidates("total = ", above, "") == []  # no name of its family above
+
+
 def test_weak_evidence_proposes_nothing() -> None:
     """What made HumanEval's mid-line cursor worse: docstring prose, keywords, one-letter words, a
     partial attribute matched against a plain name."""
