@@ -9,7 +9,9 @@ import pytest
 from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
+from ghostbook.decoding.fragments import AllFit
 from ghostbook.decoding.indentation import IndentRule
+from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.models.loader import ModelRegistry
 
 from tests.completion.conftest import FakeCell, Outbox, ScriptedBackend
@@ -78,9 +80,11 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     assert backend.params[0].rules.indent == IndentRule(8, None, frozenset({8}), newline=False, mid_line=True)
     assert backend.params[1].rules.indent == IndentRule(4, None, frozenset({0, 4}))
     # the first line should fit the cursor's cell (not the cells around it)
-    fit = backend.params[1].rules.syntax
-    assert fit is not None and (fit.before, fit.after) == ("if x:\n    x = 1\n    ", "")
-    assert fit.fits(b"y = 2") and not fit.fits(b"else:")
+    rule = backend.params[1].rules.syntax  # on a new line, with the fragments rule (`decoding.fragments`)
+    assert isinstance(rule, AllFit) and isinstance(rule.rules[0], SyntaxFit)
+    fit = rule.rules[0]
+    assert (fit.before, fit.after) == ("if x:\n    x = 1\n    ", "")
+    assert rule.fits(b"y = 2") and not rule.fits(b"else:") and not rule.fits(b"zz")
     # the best lines are read in the notebook's text: above the cursor (its indentation is healed) and the
     # next lines after it
     reading = backend.params[1].rules.reading

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from ghostbook.decoding import copies as copied
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
+from ghostbook.decoding.fragments import AllFit, Fragments
 from ghostbook.decoding.indentation import start_rule
-from ghostbook.decoding.lines import FurtherLines, LineRules
+from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import avoid_first, nearby_lines, repeated_lines
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
@@ -84,10 +85,14 @@ class DecodePlan:
                        LineRules(indent=None if start is None or start.mid_line else start), copy_model=copy_model)
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
+        fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
+        if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
+            known = Fragments(text.prefix + text.suffix)
+            fit = known if fit is None else AllFit([fit, known])
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near),
             start,
-            SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None,
+            fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)

@@ -1,0 +1,49 @@
+"""A new line that says nothing is no line to offer: a lone name the notebook never mentions, or an
+empty comment.
+
+At a new line's start the small model's likeliest line is often a fragment: `s`, `p`, `se`, `#` (on
+the notebook benchmark's test split a lone `s` was the suggestion for 47 of 254 new-line and new-cell
+tasks). A bare name is a statement only to show a variable's value, which a notebook does with a name
+it has. `Fragments` is a line rule (`lines.LineFit`) that such lines do not keep, combined with the
+syntax rule by `AllFit`: the likeliest line that keeps both wins.
+
+Pure: no model here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from ghostbook.decoding.lines import LineFit
+
+_NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class Fragments:
+    """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
+    notebook around the cursor) does not have as a word, or a `#` with nothing after it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @functools.cached_property
+    def _words(self) -> frozenset[bytes]:
+        return frozenset(_NAME.findall(self.text.encode("utf-8", "replace")))
+
+    def fits(self, line: bytes) -> bool:
+        code = line.strip()
+        if code == b"#":
+            return False
+        return _NAME.fullmatch(code) is None or code in self._words
+
+
+class AllFit:
+    """A line keeps this rule where it keeps each of `rules`."""
+
+    def __init__(self, rules: Sequence[LineFit]) -> None:
+        self.rules = tuple(rules)
+
+    def fits(self, line: bytes) -> bool:
+        return all(rule.fits(line) for rule in self.rules)

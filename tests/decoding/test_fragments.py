@@ -1,0 +1,41 @@
+"""New lines that say nothing (`decoding.fragments`): a lone name the notebook never mentions, an
+empty comment; the beam's likeliest line that is no fragment wins, and the plan asks for it only on a
+new line."""
+
+from __future__ import annotations
+
+from ghostbook.decoding.fragments import AllFit, Fragments
+from ghostbook.decoding.plan import Around, Choices, DecodePlan
+from ghostbook.decoding.syntax_fit import SyntaxFit
+from ghostbook.decoding.tokens import TokenIndex
+
+from tests.decoding.test_beam import EOT, PIECES, beam_line, table_model
+
+NOTEBOOK = "import pandas as pd\nsales = pd.read_csv('sales.csv')\n"
+
+
+def test_a_lone_unknown_name_or_an_empty_comment_is_a_fragment() -> None:
+    rule = Fragments(NOTEBOOK)
+    assert not rule.fits(b"s") and not rule.fits(b"    se ") and not rule.fits(b"#")
+    assert rule.fits(b"sales") and rule.fits(b"sales.head()") and rule.fits(b"# plot it") and rule.fits(b")")
+    both = AllFit([SyntaxFit("x = 1\n", ""), rule])
+    assert both.fits(b"sales") and not both.fits(b"s") and not both.fits(b"sales)")
+
+
+def test_the_likeliest_line_that_is_no_fragment_wins() -> None:
+    """"a" (0.6) ends at once; "x" (0.4) is the notebook's name: it wins where "a" is a fragment."""
+    seek, _ = table_model({(): {1: 0.6, 4: 0.4}, (1,): {3: 0.9}, (4,): {3: 0.9}})
+    index = TokenIndex(PIECES, {EOT})
+    assert beam_line(seek, index, {EOT}) == [1, 3]
+    assert beam_line(seek, index, {EOT}, fits=Fragments("x = 1\n").fits) == [4, 3]
+
+
+def test_only_a_new_line_asks_for_it() -> None:
+    def plan(head: str) -> DecodePlan:
+        text = NOTEBOOK + head
+        return DecodePlan.around(Around(text, "", text, ""), b"", 16, frozenset(), Choices(beam=4))
+
+    new_line = plan("").rules.syntax
+    assert new_line is not None and not new_line.fits(b"s") and new_line.fits(b"sales.head()")
+    mid_line = plan("total = s").rules.syntax
+    assert mid_line is not None and mid_line.fits(b"s")
