@@ -81,7 +81,7 @@ async def test_import_as_gets_the_usual_alias_through_the_editor_path(tmp_path: 
         await service.registry.close()
 
 
-def test_nothing_at_a_line_start_and_nothing_already_on_the_line() -> None:
+def test_nothing_at_a_line_start_the_line_above_says_nothing_of_and_nothing_already_on_the_line() -> None:
     assert candidates("", LOAD, PLOT) == [] and candidates("    ", LOAD, PLOT) == []
     assert candidates("clf.fit(", "", MODEL, rest=")")[0] == "X_train, y_train"  # the closer is already there
     assert candidates("zzz = qqq.", LOAD, PLOT) == []
@@ -107,6 +107,17 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert candidates("ax2 = ", above, "") == ["fig.add_subplot(212)"]
     assert candidates("    ax2.plot(x2, ", "    ax1.plot(x1, y1, label='a')\n", "") == ["y2, label='a')"]
     assert candidates("total = ", above, "") == []  # no name of its family above
+
+
+def test_at_a_line_start_what_follows_the_line_above_elsewhere() -> None:
+    """`    G,` above the cursor, and where the notebook has `    G,` again `    pos,` follows it; relative
+    indentation kept; the line below the cursor and lines the line above says nothing of are not offered."""
+    draw = "nx.draw_networkx_nodes(\n    G,\n    pos,\n    node_size=10,\n)\nfor n in G:\n    print(n)\n"
+    assert candidates("    ", draw + "nx.draw_networkx_edges(\n    G,\n", "\n)") == ["pos,"]
+    assert candidates("", draw + "nx.draw_networkx_edges(\n    G,\n", "\n)") == ["    pos,"]
+    assert candidates("    ", draw + "nx.draw_networkx_edges(\n    G,\n", "\n    pos,\n)") == []  # below already
+    assert candidates("", draw + "for n in G:\n", "") == ["    print(n)"]
+    assert candidates("", draw + ")\n", "") == []  # `)` is no evidence
 
 
 def test_weak_evidence_proposes_nothing() -> None:

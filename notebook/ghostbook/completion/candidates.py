@@ -13,8 +13,9 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   alias); after `from X import ` the
   names the notebook uses but never defines.
 
-At a line's start nothing is proposed (no text to narrow it), except below an import line: an import
-line for each module the notebook uses but never imports (`import matplotlib.pyplot as plt`). The
+At a line's start the line above narrows it: below an import line, an import line for each module the
+notebook uses but never imports (`import matplotlib.pyplot as plt`); then the line that follows the
+line above wherever else the notebook has that line (`G,` then `pos,`). The
 decoding ranks the candidates with the beam's own line by the model's log-probability
 (`decoding.copies`). Pure text, no model here.
 """
@@ -77,7 +78,11 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     namespace summary among them, and the cell's lines above), `after` the text after the cursor's
     line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it)."""
     if not head.strip():
-        return _missing_imports(before, after) if not head and not rest.strip() else []
+        if rest.strip():
+            return []
+        found = (_missing_imports(before, after) if not head else []) + \
+            _next_lines(head, _code(before[-WINDOW:]), _code(after[:WINDOW]))
+        return found[:MAX_CANDIDATES]
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
     # an import takes only names to import (what other lines do after the same text is none)
     if (m := _IMPORT.match(head)) is not None:
@@ -147,6 +152,40 @@ def _continuations(key_line: str, before: str, after: str) -> list[str]:
         if rests:
             return rests
     return []
+
+
+def _next_lines(head: str, before: str, after: str) -> list[str]:
+    """At a line's start: the line that follows each other place where the notebook has the line above
+    the cursor (a line with a name of the code's own), indented as there relative to it, nearest
+    first (`    G,` above, `    G,` then `    pos,` elsewhere: `pos,`); not the line below the cursor."""
+    lines = before.split("\n")
+    at = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), None)
+    if at is None:
+        return []
+    above = lines[at]
+    key = above.strip()
+    if len(key) < 2 or all(name in _KNOWN for name in _WORD.findall(key)):  # `)`, `else:` say too little
+        return []
+    below = after.split("\n")
+    next_below = next((ln.strip() for ln in below if ln.strip()), "")
+    places = [(lines, i) for i in range(at - 1, -1, -1) if lines[i].strip() == key]
+    places += [(below, i) for i in range(len(below)) if below[i].strip() == key]
+    places.sort(key=lambda place: at - place[1] if place[0] is lines else place[1] + 1)  # nearest first
+    out: list[str] = []
+    for seq, i in places:
+        follow = next((ln for ln in seq[i + 1 :] if ln.strip()), None)
+        if follow is None or follow.strip() in (key, next_below):
+            continue
+        indent = _indent(above) + _indent(follow) - _indent(seq[i])
+        if indent >= len(head):
+            text = " " * (indent - len(head)) + follow.strip()
+            if text not in out:
+                out.append(text)
+    return out
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _analogies(head: str, before: str, after: str) -> list[str]:

@@ -70,8 +70,6 @@ def copy_ids(backend: Backend, ctx: Context, healed: bytes) -> tuple[tuple[int, 
     """The candidates copied from the notebook (`completion.candidates`) as token ids, the `healed`
     bytes (which end the prefix) spelled first."""
     head = ctx.cell_prefix.rsplit("\n", 1)[-1]
-    if head and not head.strip():  # an indented line's start: nothing to copy
-        return ()
     above = ctx.cell_prefix[: len(ctx.cell_prefix) - len(head)]
     rest, _, below = ctx.cell_suffix.partition("\n")
     before = (ctx.above + above) if ctx.above or ctx.below else ctx.prefix[: len(ctx.prefix) - len(head)]
