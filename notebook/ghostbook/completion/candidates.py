@@ -8,6 +8,8 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   end of the cursor's line (the longest such tail: `df.groupby(` finds `df.groupby('day').sum()`);
 - words: the names and short string keys of the notebook (namespace columns included) that start with
   the word being typed, closed as the line needs (`df['rev` -> `enue_2024']`);
+- analogies: a line that begins as the cursor's but for a renamed name, renamed through
+  (`completion.analogies`);
 - imports: after `import ` the modules the notebook uses but does not import, under their usual alias
   (`np.` below -> `numpy as np`), then the common data-science imports (after `import X as `, X's usual
   alias); after `from X import ` the
@@ -27,17 +29,16 @@ import functools
 import importlib.util
 import itertools
 import keyword
-import os
 import re
 import sys
 from collections.abc import Iterable
+
+from ghostbook.completion.analogies import analogies
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
 # 2-core machine; a replay of the validation split's scores: 2 / 3 / 4 / 6 candidates, 29 / 31 / 32 /
 # 32 exact)
 MAX_CANDIDATES = 4
-# lines read for an analogy (nearest first)
-ANALOGY_LINES = 400
 # the notebook text searched on each side of the cursor (characters, nearest kept)
 WINDOW = 20_000
 
@@ -61,8 +62,6 @@ _BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDEN
                     rf"|from\s+[\w.]+\s+import\s+(\([\w\s,]+\)|[\w \t,]+)|def\s+({_IDENT})|class\s+({_IDENT})"
                     rf"|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
                     re.M)
-_NAME_OR_NUMBER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?")
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|\S")
 _IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
 _USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
 _CALLED = re.compile(rf"{_IDENT}(?=[(.])")
@@ -92,7 +91,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     elif _in_string(head):  # a key being typed: the notebook's keys before whatever followed them elsewhere
         found = _words(head, before, after) + _continuations(head.lstrip(), before, after)
     else:
-        found = _continuations(head.lstrip(), before, after) + _analogies(head, before, after) + \
+        found = _continuations(head.lstrip(), before, after) + analogies(head, before, after) + \
             _words(head, before, after)
     out: list[str] = []
     tail = rest.strip()
@@ -186,82 +185,6 @@ def _next_lines(head: str, before: str, after: str) -> list[str]:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
-
-
-def _analogies(head: str, before: str, after: str) -> list[str]:
-    """The rest of each line of the notebook that begins as the cursor's line does but for one or two
-    names or numbers (`res_h = ` in `res_p = mod_p.fit()`), with those renamed in its rest too:
-    `mod_h.fit()`. Lines the cursor's line begins exactly are `_continuations`'."""
-    code = head.lstrip()
-    want = _TOKEN.findall(code)
-    if len(want) < 2 or not any(_is_name(t) for t in want):
-        return []
-    out: list[str] = []
-    lines = itertools.chain(reversed(before.split("\n")), after.split("\n"))
-    for line in itertools.islice((ln.strip() for ln in lines if ln.strip()), ANALOGY_LINES):
-        rest = _renamed_rest(want, line)
-        if rest is not None:
-            rest = rest.lstrip() if code[-1:].isspace() else rest
-            if rest.strip() and rest not in out:
-                out.append(rest)
-    return out
-
-
-def _renamed_rest(want: list[str], line: str) -> str | None:
-    """`line`'s text after its first `len(want)` tokens, if those are `want`'s but for one or two names
-    or numbers renamed alike (`res_p` -> `res_h`: they share a start or an end); the rest with the same
-    renames, also inside other names (`mod_p` -> `mod_h`). None if it is no such line."""
-    tokens = list(_TOKEN.finditer(line))
-    if len(tokens) <= len(want):
-        return None
-    renames: dict[str, str] = {}
-    for have, wanted in zip(tokens, want, strict=False):
-        old = have.group()
-        if old == wanted:
-            continue
-        if not (_is_name(old) and _is_name(wanted)) or renames.get(old, wanted) != wanted or not _alike(old, wanted):
-            return None
-        renames[old] = wanted
-    if not renames or len(renames) > 2 or len(set(renames.values())) < len(renames):
-        return None
-    rest = line[tokens[len(want) - 1].end() :]
-    inside = [_inner_rename(old, new) for old, new in renames.items()]
-    return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest)
-
-
-def _alike(old: str, new: str) -> bool:
-    """Whether two names look like one family's (`res_p` / `res_h`, `x1` / `x2`): a common start or end
-    of two characters or more, one name numbered, or both numbers."""
-    if old[0].isdigit() and new[0].isdigit() or old.rstrip("0123456789") == new.rstrip("0123456789"):
-        return True  # numbers, or one name numbered (`x1` / `x2`)
-    return len(os.path.commonprefix([old, new])) >= 2 or len(os.path.commonprefix([old[::-1], new[::-1]])) >= 2
-
-
-def _inner_rename(old: str, new: str) -> tuple[re.Pattern[str], str] | None:
-    """What changed from `old` to `new` as a pattern over other names (the changed part with the
-    character on each side of it): `res_p` -> `res_h` renames `_p` at a name's end to `_h`."""
-    p = len(os.path.commonprefix([old, new]))
-    q = len(os.path.commonprefix([old[p:][::-1], new[p:][::-1]]))
-    mid_old, mid_new = old[p : len(old) - q], new[p : len(new) - q]
-    if not mid_old:
-        return None
-    if mid_old.isdigit() and mid_new.isdigit() and not q:  # `ax1` -> `ax2`: `subplot(211)` -> `subplot(212)`
-        return re.compile(f"(?<=\\d){mid_old}$|(?<=[A-Za-z_]){mid_old}$"), mid_new
-    left = re.escape(old[p - 1]) if p else "^"
-    right = re.escape(old[len(old) - q]) if q else "$"
-    where = f"(?<={left})" if p else "^"
-    return re.compile(f"{where}{re.escape(mid_old)}(?={right})"), mid_new
-
-
-def _renamed_inside(name: str, inside: list[tuple[re.Pattern[str], str] | None]) -> str:
-    for rename in inside:
-        if rename is not None and rename[0].search(name):
-            return rename[0].sub(rename[1], name, count=1)
-    return name
-
-
-def _is_name(token: str) -> bool:
-    return token[:1].isalnum() or token[:1] == "_"
 
 
 def _in_comment(m: re.Match[str]) -> bool:

@@ -55,7 +55,9 @@ class DecodePlan:
     each further line too (else greedy goes on); `blank_line`: the cursor's line is still blank, so an
     empty first line says nothing. `search_ms`: the time the beam may take (`Choices`), counted from
     `made` (`time.perf_counter()`) for the first line. `copies`: candidate first lines copied from the
-    notebook (token ids, the healed bytes first), ranked with the beam's line (`decoding.copies`)."""
+    notebook (token ids, the healed bytes first), ranked with the beam's line (`decoding.copies`);
+    `copy_model`: the prompt's tokens as a second model the beam's first line reads too
+    (`decoding.copy_model`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -82,13 +84,13 @@ class DecodePlan:
             # leading space sends it elsewhere (notebook test split, beam 1: exact 1 -> 0 of 528), so the
             # final filter (`LeadingSpace`) takes the extra space off instead
             return cls(max_new, stop_ids, heal, 1, blank_line,
-                       LineRules(indent=None if start is None or start.mid_line else start), copy_model=copy_model)
+                       LineRules(indent=None if start is None or start.mid_line else start))
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
         fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
-            known = Fragments(text.prefix + text.suffix)
-            fit = known if fit is None else AllFit([fit, known])
+            fragments = Fragments(text.prefix + text.suffix)
+            fit = fragments if fit is None else AllFit([fit, fragments])
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near),
             start,
