@@ -56,13 +56,15 @@ def heldout_tasks(held: list[Notebook], per_notebook: int) -> list[NotebookTask]
 
 
 def exact_match(tasks: list[NotebookTask], model: str, progress: bool) -> dict[str, float]:
-    """The notebook benchmark's summary row for `model` (a setting: "default" or a path) on `tasks`."""
+    """The notebook benchmark's summary row for `model` (a setting: "default" or a path) on `tasks`: the
+    editor's settings without the beam's time limit (before and after are then the same search; with
+    it the machine's load decides which lines the beam finishes)."""
     from ghostbook.completion.settings import CompletionSettings
     from ghostbook.eval.notebook_bench import run_tasks, summarise
 
     try:
         with quiet_llama():  # not llama.cpp's warning that the model was trained on a shorter context
-            return summarise(asyncio.run(run_tasks(tasks, model, CompletionSettings(), progress)))
+            return summarise(asyncio.run(run_tasks(tasks, model, CompletionSettings(search_ms=0), progress)))
     except RuntimeError as exc:
         raise FinetuneError(f"cannot measure {model}: {exc}") from None
 
