@@ -34,7 +34,7 @@ def models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_finetune_on_house_notebooks_raises_heldout_exact_match(tmp_path: Path, models: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     write_house_notebooks(tmp_path / "nbs", 30)
-    assert main([str(tmp_path / "nbs"), "--steps", "12", "--batch-size", "2", "--lr", "1e-3", "--threads", "1",
+    assert main([str(tmp_path / "nbs"), "--steps", "30", "--batch-size", "2", "--lr", "1e-3", "--threads", "1",
                  "--out", "house", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "27 to train on" in out and "3 held out" in out
@@ -42,7 +42,7 @@ def test_finetune_on_house_notebooks_raises_heldout_exact_match(tmp_path: Path, 
     report = json.loads((models / "house" / "finetune.json").read_text())
     held = report["heldout"]
     print(held)
-    assert held["tasks"] == 18 and report["steps"] == 12
+    assert held["tasks"] == 18 and report["steps"] == 30
     assert held["exact_match_after"] > held["exact_match_before"]
     gguf = models / "house" / report["gguf"]
     assert sorted(p.name for p in (models / "house").iterdir()) == ["finetune.json", gguf.name, "tokenizer.json"]
