@@ -91,8 +91,9 @@ def test_below_an_import_an_import_line_for_each_module_used_but_not_imported() 
     """`plt.` and `np.` below with no import of either: the import lines, nearest use first; `df.`, `ax.`
     and `clf.` are variables (no module has those names), `pd` is imported."""
     below = "\n\n" + PLOT + "\n\n" + MODEL + "\nos.getcwd()"
-    assert candidates("", "import pandas as pd\n", below) == [
-        "import matplotlib.pyplot as plt", "import numpy as np", "import os"]
+    assert candidates("", "import pandas as pd\n", below) == [  # then the from-imports (the next test), 4 at most
+        "import matplotlib.pyplot as plt", "import numpy as np", "import os",
+        "from sklearn.model_selection import train_test_split"]
     assert candidates("", "from sklearn.svm import SVC\n", "\nnp.zeros(3)") == ["import numpy as np"]
     assert candidates("", "x = 1\n", below) == []  # not in the imports
     assert candidates("    ", "import pandas as pd\n", below) == []
@@ -107,6 +108,14 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert candidates("ax2 = ", above, "") == ["fig.add_subplot(212)"]
     assert candidates("    ax2.plot(x2, ", "    ax1.plot(x1, y1, label='a')\n", "") == ["y2, label='a')"]
     assert candidates("total = ", above, "") == []  # no name of its family above
+
+
+def test_below_an_import_a_from_import_for_each_name_the_corpus_knows() -> None:
+    """`train_test_split(` and `StandardScaler(` are used and never imported: the modules they usually come
+    from (`ghostbook train import-table`); `clf` (bound) and `report` (not in the table) are not."""
+    below = "\nscaler = StandardScaler()\nX_train, X_test = train_test_split(X)\nclf = report(1)\nclf.fit(X)"
+    assert candidates("", "import numpy as np\n", below) == [
+        "from sklearn.preprocessing import StandardScaler", "from sklearn.model_selection import train_test_split"]
 
 
 def test_at_a_line_start_what_follows_the_line_above_elsewhere() -> None:

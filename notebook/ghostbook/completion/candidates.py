@@ -28,10 +28,12 @@ import builtins
 import functools
 import importlib.util
 import itertools
+import json
 import keyword
 import re
 import sys
 from collections.abc import Iterable
+from importlib import resources
 
 from ghostbook.completion.analogies import analogies
 
@@ -293,8 +295,22 @@ def _missing_imports(before: str, after: str) -> list[str]:
     if above.strip() and not _IMPORT_LINE.match(above):
         return []
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
-    used = _used_modules(before, after, bound_names(before + "\n" + after))
-    return ["import " + c for c in used if c in ALIASES.values() or _is_module(c)]
+    bound = bound_names(before + "\n" + after)
+    used = ["import " + c for c in _used_modules(before, after, bound) if c in ALIASES.values() or _is_module(c)]
+    table = from_imports()
+    named = [f"from {table[name]} import {name}" for name in _unbound(before, after, bound) if name in table]
+    return used + named
+
+
+@functools.cache
+def from_imports() -> dict[str, str]:
+    """Which module a name is usually imported from (`train_test_split` -> `sklearn.model_selection`),
+    counted in the training corpus (`ghostbook train import-table`); empty if the table is missing."""
+    try:
+        table = json.loads((resources.files("ghostbook.completion") / "data" / "from_imports.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return table if isinstance(table, dict) else {}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -311,18 +327,26 @@ def _is_module(name: str) -> bool:
 
 def _unbound_names(partial: str, before: str, after: str) -> list[str]:
     """After `from X import `: names the notebook uses but never binds (below the cursor first)."""
-    bound = bound_names(before + "\n" + after)
     out: list[str] = []
+    for name in _unbound(before, after, bound_names(before + "\n" + after)):
+        if name.startswith(partial) and len(name) > len(partial):
+            out.append(name)
+            if len(out) == MAX_CANDIDATES:
+                break
+    return [n[len(partial):] for n in out]
+
+
+def _unbound(before: str, after: str, bound: set[str]) -> Iterable[str]:
+    """Names the code calls or reads attributes of (`f(`, `stats.`) but never binds, below the cursor
+    first, each once; not on import lines, not builtins, not attributes or inside strings."""
+    seen: set[str] = set()
     for m in _CALLED.finditer(after + "\n" + before):
         name = m.group()
         prev = m.string[m.start() - 1] if m.start() else ""
         line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
         if line.lstrip().startswith(("import ", "from ")):  # `sklearn.` in `from sklearn.svm import SVC`
             continue
-        if (name in bound or name in _KNOWN or prev in ".'\"" or name in out or not name.startswith(partial)
-                or len(name) <= len(partial)):
+        if name in bound or name in _KNOWN or prev in ".'\"" or name in seen:
             continue
-        out.append(name)
-        if len(out) == MAX_CANDIDATES:
-            break
-    return [n[len(partial):] for n in out]
+        seen.add(name)
+        yield name

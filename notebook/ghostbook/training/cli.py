@@ -138,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.finetune import main as finetune
 
         return finetune(argv[1:])
+    if argv[:1] == ["import-table"]:  # `ghostbook train import-table CORPUS`: names -> modules
+        from ghostbook.training.import_table import main as import_table
+
+        return import_table(argv[1:])
     if argv[:1] == ["continue"]:  # `ghostbook train continue ...`: from the shipped model toward v2
         from ghostbook.training.continued import main as continue_run
 

@@ -55,16 +55,18 @@ def heldout_tasks(held: list[Notebook], per_notebook: int) -> list[NotebookTask]
     return tasks
 
 
-def exact_match(tasks: list[NotebookTask], model: str, progress: bool) -> dict[str, float]:
+def exact_match(tasks: list[NotebookTask], model: str, progress: bool, candidates: bool = True) -> dict[str, float]:
     """The notebook benchmark's summary row for `model` (a setting: "default" or a path) on `tasks`: the
     editor's settings without the beam's time limit (before and after are then the same search; with
-    it the machine's load decides which lines the beam finishes)."""
+    it the machine's load decides which lines the beam finishes); `candidates` off: the model alone,
+    without what the notebook rules copy (`notebook_candidates`)."""
     from ghostbook.completion.settings import CompletionSettings
     from ghostbook.eval.notebook_bench import run_tasks, summarise
 
+    settings = CompletionSettings(search_ms=0, notebook_candidates=candidates)
     try:
         with quiet_llama():  # not llama.cpp's warning that the model was trained on a shorter context
-            return summarise(asyncio.run(run_tasks(tasks, model, CompletionSettings(search_ms=0), progress)))
+            return summarise(asyncio.run(run_tasks(tasks, model, settings, progress)))
     except RuntimeError as exc:
         raise FinetuneError(f"cannot measure {model}: {exc}") from None
 
@@ -153,8 +155,11 @@ def finetune(folders: list[Path], base: str, name: str, opts: Options) -> dict[s
     base_path = None if base == "default" else Path(base).expanduser().resolve()
     if base_path is not None and not (base_path / "config.json").is_file():
         raise FinetuneError(f"--base {base}: not a Hugging Face model folder (no config.json)")
-    before = exact_match(tasks, "default" if base_path is None else str(base_path), opts.progress)
-    print(f"held-out exact match before: {before['exact_match']:.1%}")
+    base_model = "default" if base_path is None else str(base_path)
+    before = exact_match(tasks, base_model, opts.progress)
+    alone_before = exact_match(tasks, base_model, opts.progress, False)
+    print(f"held-out exact match before: {before['exact_match']:.1%} "
+          f"(the model alone {alone_before['exact_match']:.1%})")
     out = output_dir(name)
     if out.exists():
         warn(f"replacing {out}")
@@ -175,10 +180,13 @@ def finetune(folders: list[Path], base: str, name: str, opts: Options) -> dict[s
     (out / REPORT).write_text(json.dumps({"name": name, "base": base, **report}, indent=1))  # the catalogue's
     after_model = out / report["gguf"] if base_path is None else out
     after = exact_match(tasks, str(after_model), opts.progress)
+    alone_after = exact_match(tasks, str(after_model), opts.progress, False)
     report = {"name": name, "base": base, **report, "minutes": round(minutes, 2),
               "train_notebooks": len(train_nbs), "train_cells": n_cells,
               "heldout": {"notebooks": [nb.id for nb in held], "tasks": len(tasks),
                           "exact_match_before": before["exact_match"], "exact_match_after": after["exact_match"],
+                          "model_alone_exact_match_before": alone_before["exact_match"],
+                          "model_alone_exact_match_after": alone_after["exact_match"],
                           "char_similarity_before": before["char_similarity"],
                           "char_similarity_after": after["char_similarity"]}}
     (out / REPORT).write_text(json.dumps(report, indent=1))
@@ -191,7 +199,8 @@ def print_report(report: dict[str, Any], out: Path) -> None:
              f"{report.get('kept_step')}") if report.get("stopped_early") else ""
     print(f"trained {report['steps']} steps in {report['minutes']:.1f} min ({report['method']}{early})")
     print(f"held-out exact match: before {held['exact_match_before']:.1%}, after {held['exact_match_after']:.1%} "
-          f"({held['tasks']} tasks in {len(held['notebooks'])} notebooks)")
+          f"({held['tasks']} tasks in {len(held['notebooks'])} notebooks); the model alone (no notebook "
+          f"candidates): {held['model_alone_exact_match_before']:.1%} -> {held['model_alone_exact_match_after']:.1%}")
     for line in report.get("notes", []):
         print(line)
     print(f"wrote {out}; the settings' model list offers it as \"finetuned: {report['name']}\"")
