@@ -108,3 +108,10 @@ def find_suggestion(page: Page, cell: Locator, lines: list[str], long: int = 1) 
             if len(text) >= long and "\n" not in text[:long]:
                 return line, text
     pytest.fail(f"the model suggested nothing of {long}+ characters after any of {lines}")
+
+
+def shot(page: Page, name: str) -> None:
+    """A screenshot into `$GHOSTBOOK_E2E_SHOTS`, if set (to look at what the user sees)."""
+    folder = os.environ.get("GHOSTBOOK_E2E_SHOTS")
+    if folder:
+        page.screenshot(path=os.path.join(folder, name))

@@ -4,12 +4,11 @@ column defined in a cell above, and a key only the kernel's namespace knows, com
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .ghost_helpers import doc_text, open_settings, wait_ghost_done
+from .ghost_helpers import doc_text, open_settings, shot, wait_ghost_done
 from .helpers import Server, cells, open_notebook, set_cell_source, type_in_cell, wait_idle, write_notebook
 
 LOAD = "import pandas as pd\n\ndf = pd.DataFrame({'revenue_2024': [120, 340], 'region': ['north', 'south']})"
@@ -23,12 +22,6 @@ def completion_settings() -> dict[str, object]:
     return {"model": "default", "debounce_ms": 10_000}
 
 
-def _shot(page: Page, name: str) -> None:
-    folder = os.environ.get("GHOSTBOOK_E2E_SHOTS")
-    if folder:
-        page.screenshot(path=os.path.join(folder, name))
-
-
 def test_a_column_from_a_cell_above_is_suggested(server: Server, page: Page) -> None:
     write_notebook(server.root / "sales.ipynb", [("code", LOAD), ("code", "")])
     open_notebook(page, server.url("/notebooks/sales.ipynb"))
@@ -36,7 +29,7 @@ def test_a_column_from_a_cell_above_is_suggested(server: Server, page: Page) -> 
     type_in_cell(page, cell, "total = df['rev")  # the editor closes the bracket and the quote
     page.keyboard.press("Control+Space")
     assert wait_ghost_done(page).split("\n")[0] == "enue_2024"
-    _shot(page, "candidates-column.png")
+    shot(page, "candidates-column.png")
     page.keyboard.press("Tab")
     assert doc_text(cell).split("\n")[0] == "total = df['revenue_2024']"
 
@@ -78,7 +71,7 @@ def test_a_key_from_the_kernel_namespace_is_suggested(server: Server, page: Page
     type_in_cell(page, cell, "cost = 3 * prices['UNIT")
     page.keyboard.press("Control+Space")
     assert wait_ghost_done(page).split("\n")[0] == "_PRICE_EUR"
-    _shot(page, "candidates-namespace.png")
+    shot(page, "candidates-namespace.png")
 
 
 @pytest.mark.parametrize("completion_settings", [{"model": "default", "debounce_ms": 300}])
@@ -89,4 +82,4 @@ def test_a_known_key_is_suggested_on_a_pause(server: Server, page: Page) -> None
     open_notebook(page, server.url("/notebooks/sales.ipynb"))
     type_in_cell(page, cells(page).nth(1), "total = df['rev")
     assert wait_ghost_done(page).split("\n")[0] == "enue_2024"
-    _shot(page, "candidates-pause.png")
+    shot(page, "candidates-pause.png")

@@ -3,12 +3,10 @@ notebook lacks on a new line below its imports, and the next of a numbered pair 
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from playwright.sync_api import Page
 
-from .ghost_helpers import doc_text, wait_ghost_done
+from .ghost_helpers import doc_text, shot, wait_ghost_done
 from .helpers import Server, cells, open_notebook, type_in_cell, write_notebook
 
 IMPORTS = "import numpy as np\nimport pandas as pd"
@@ -22,12 +20,6 @@ def completion_settings() -> dict[str, object]:
     return {"model": "default", "debounce_ms": 10_000}
 
 
-def _shot(page: Page, name: str) -> None:
-    folder = os.environ.get("GHOSTBOOK_E2E_SHOTS")
-    if folder:
-        page.screenshot(path=os.path.join(folder, name))
-
-
 def test_a_new_line_below_the_imports_offers_the_missing_import(server: Server, page: Page) -> None:
     write_notebook(server.root / "plot.ipynb", [("code", IMPORTS), ("code", PLOT)])
     open_notebook(page, server.url("/notebooks/plot.ipynb"))
@@ -35,7 +27,7 @@ def test_a_new_line_below_the_imports_offers_the_missing_import(server: Server, 
     type_in_cell(page, cell, "\n")
     page.keyboard.press("Control+Space")
     assert wait_ghost_done(page).split("\n")[0] == "import matplotlib.pyplot as plt"
-    _shot(page, "repeats-import.png")
+    shot(page, "repeats-import.png")
     page.keyboard.press("Tab")
     assert doc_text(cell).split("\n")[-1] == "import matplotlib.pyplot as plt"
 
@@ -48,4 +40,4 @@ def test_the_next_of_a_numbered_pair_follows_the_first(server: Server, page: Pag
     type_in_cell(page, cell, "ax2 = ")
     page.keyboard.press("Control+Space")
     assert wait_ghost_done(page).split("\n")[0] == "fig.add_subplot(212)"
-    _shot(page, "repeats-analogy.png")
+    shot(page, "repeats-analogy.png")

@@ -78,13 +78,12 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     cursor's line before the cursor, `before` the notebook's text above that line (cells above, the
     namespace summary among them, and the cell's lines above), `after` the text after the cursor's
     line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it)."""
-    if not head.strip():
-        if rest.strip():
-            return []
-        found = (_missing_imports(before, after) if not head else []) + \
-            _next_lines(head, _code(before[-WINDOW:]), _code(after[:WINDOW]))
-        return found[:MAX_CANDIDATES]
+    if head.strip() == "" and rest.strip():
+        return []
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
+    if not head.strip():
+        found = (_missing_imports(before, after) if not head else []) + _next_lines(head, before, after)
+        return found[:MAX_CANDIDATES]
     # an import takes only names to import (what other lines do after the same text is none)
     if (m := _IMPORT.match(head)) is not None:
         found = _imports(m.group(1), before, after)
@@ -290,11 +289,11 @@ def _used_modules(before: str, after: str, bound: set[str]) -> list[str]:
 
 def _missing_imports(before: str, after: str) -> list[str]:
     """At the start of a line below an import (the imports go on) or at the notebook's top: an import
-    line for each module the notebook uses (`np.`) but never imports, nearest first."""
+    line for each module the notebook uses (`np.`) but never imports, nearest first, then a from-import
+    for each name it uses but never binds that `from_imports` knows. `before`/`after` as `_code` leaves them."""
     above = before.rstrip("\n").rsplit("\n", 1)[-1]
     if above.strip() and not _IMPORT_LINE.match(above):
         return []
-    before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
     bound = bound_names(before + "\n" + after)
     used = ["import " + c for c in _used_modules(before, after, bound) if c in ALIASES.values() or _is_module(c)]
     table = from_imports()
