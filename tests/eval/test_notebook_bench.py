@@ -92,6 +92,22 @@ def test_build_reads_notebooks_of_a_local_sdist_and_skips_copyleft(tmp_path: Pat
     assert json.loads((tmp_path / "out" / "sources.json").read_text())["splits"] == summary["splits"]
 
 
+def test_a_book_snapshot_with_licensed_code_builds_training_only_notebooks(tmp_path: Path) -> None:
+    book = tmp_path / "book"
+    (book / "notebooks").mkdir(parents=True)
+    (book / "LICENSE-TEXT").write_text("Attribution-NonCommercial-NoDerivatives 4.0 International\n")
+    (book / "LICENSE-CODE").write_text("The MIT License (MIT)\n\nPermission is hereby granted, free of charge\n")
+    for k in range(6):
+        nb = {**NOTEBOOK, "cells": [*NOTEBOOK["cells"], {"cell_type": "code", "metadata": {}, "outputs": [],
+                                                         "source": [f"y{k} = np.arange({k})"]}]}
+        (book / "notebooks" / f"ch{k}.ipynb").write_text(json.dumps(nb))
+    summary = build(tmp_path / "out", roots=[book], training_only=True)
+    assert summary["sources"] == [{"name": "book", "version": "", "licence": "MIT", "origin": "folder", "files": 6}]
+    assert summary["splits"] == {"extra": 6}  # every notebook, none held out: the benchmark is elsewhere
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.gz")) == ["notebooks-extra.jsonl.gz"]
+    assert len(load_notebooks(tmp_path / "out" / "notebooks-extra.jsonl.gz")) == 6
+
+
 def test_cells_of_an_ipynb_and_of_a_gallery_script() -> None:
     assert cells_from_ipynb(json.dumps(NOTEBOOK)) == [
         "import numpy as np\nimport pandas as pd",

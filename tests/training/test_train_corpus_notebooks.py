@@ -84,3 +84,24 @@ def test_common_boilerplate_is_no_contamination() -> None:
     decon.add(held, min_documents=3)
     assert not decon.is_contaminated(imports + "x = 1\n")
     assert decon.is_contaminated("y = 2\n" + held[1])
+
+
+def test_continue_adds_extra_training_notebooks_with_their_own_repeat_once(tmp_path: Path) -> None:
+    from ghostbook.training.continued import prepare, v2_preset
+    from ghostbook.training.train import CKPT
+
+    work = tmp_path / "work"
+    corpus = work / "corpus"
+    build_corpus(corpus, [_folder(tmp_path / "mine")], val_fraction=0.0)
+    (corpus / "added-packages.json").write_text("{}")  # the v1 packages: added already (no network here)
+    (work / "run-v2").mkdir()
+    (work / "run-v2" / CKPT).write_bytes(b"")  # a run to resume: no GGUF to dequantise
+    split, extra = tmp_path / "notebooks-train.jsonl.gz", tmp_path / "notebooks-extra.jsonl.gz"
+    write_notebooks(split, [Notebook("bench/a.ipynb", "bench", "MIT", [c.replace("frame", "table") for c in CELLS])])
+    write_notebooks(extra, [Notebook("book/b.ipynb", "book", "MIT", [c.replace("frame", "grid") for c in CELLS])])
+    before = len(read_docs(corpus / "train.jsonl"))
+    for _ in range(2):  # a resumed run does not add them again
+        prepare(work, tmp_path / "no-state.pt", v2_preset(10), [split], 2, ([extra], 3))
+    added = [d.path for d in read_docs(corpus / "train.jsonl")[before:]]
+    assert added == ["bench/a.ipynb"] * 2 + ["book/b.ipynb"] * 3
+    assert json.loads((corpus / "added-notebooks-extra.json").read_text())["repeat"] == 3

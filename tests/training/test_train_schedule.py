@@ -88,3 +88,14 @@ def test_preset_grown_in_stages_runs_each_stage_with_a_rewarm(tiny_work: Path, t
     assert lrs[10] == pytest.approx(staged.lr)
     assert main(["run", "--preset", "tiny", "--work", str(work)]) == 0  # already done: no more steps
     assert load_model(work / "run")[1]["step"] == 16
+
+
+def test_a_continued_stage_rewarms_to_its_own_peak_and_decays_to_its_own_floor() -> None:
+    from ghostbook.training.continued import v2_preset
+
+    stage = v2_preset(5000, lr=4e-4, min_lr=4e-5)
+    start = rewarm_point(1500, {"max_steps": 1500, "decay_frac": 0.25}, stage)
+    assert start == 1500
+    assert lr_at(1500, stage, start) == pytest.approx(4e-5 + 3.6e-4 / 100)
+    assert max(lr_at(s, stage, start) for s in range(1500, 5000)) == pytest.approx(4e-4)
+    assert lr_at(5000, stage, start) == pytest.approx(4e-5)

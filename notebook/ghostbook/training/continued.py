@@ -101,20 +101,23 @@ def restore_state(source: Path, run_dir: Path) -> Path:
 DEFAULT_STATE = Path("training-state/v2-continued.bf16.pt")
 
 
-def v2_preset(max_steps: int) -> Preset:
+def v2_preset(max_steps: int, lr: float = 1e-3, min_lr: float = 1e-4) -> Preset:
     """The default model's shape and recipe, one WSD schedule of `max_steps` from the shipped weights
-    (a lower peak rate: the weights are trained already)."""
+    (a lower peak rate than v1's: the weights are trained already). A stage that resumes a decayed
+    run re-warms from `min_lr` to `lr`."""
     from dataclasses import replace
 
     from ghostbook.training.model import PRESETS
 
     return replace(PRESETS["default"], max_steps=max_steps, stages=(), recipe_from=0, extra_packages=(),
-                   lr=1e-3, warmup_steps=100)
+                   lr=lr, min_lr=min_lr, warmup_steps=100)
 
 
-def prepare(work: Path, state: Path, preset: Preset, notebooks: list[Path], repeat: int) -> Path:
-    """Corpus (the v1 corpus, its extra packages, then the notebook train split `repeat` times), the
-    shipped tokenizer, and a resumable run folder: from `state` when it exists, else the shipped GGUF."""
+def prepare(work: Path, state: Path, preset: Preset, notebooks: list[Path], repeat: int,
+            extra: tuple[list[Path], int] = ([], 1)) -> Path:
+    """Corpus (the v1 corpus, its extra packages, the notebook train split `repeat` times, then the
+    `extra` notebooks, training-only, their own number of times), the shipped tokenizer, and a
+    resumable run folder: from `state` when it exists, else the shipped GGUF."""
     import json
     import shutil
 
@@ -128,11 +131,13 @@ def prepare(work: Path, state: Path, preset: Preset, notebooks: list[Path], repe
     if not (corpus / "report.json").exists():
         build_corpus(corpus)
     v1 = PRESETS["default"]
-    for name, extend in (("packages", lambda: extend_corpus(corpus, fetch_packages(
-            list(v1.extra_packages), work / "packages"), v1.extra_repeat)),
-                         ("notebooks", lambda: extend_corpus(corpus, [], repeat, notebooks))):
+    for name, extend, wanted in (
+            ("packages", lambda: extend_corpus(corpus, fetch_packages(
+                list(v1.extra_packages), work / "packages"), v1.extra_repeat), True),
+            ("notebooks", lambda: extend_corpus(corpus, [], repeat, notebooks), bool(notebooks)),
+            ("notebooks-extra", lambda: extend_corpus(corpus, [], extra[1], extra[0]), bool(extra[0]))):
         marker = corpus / f"added-{name}.json"
-        if not marker.exists() and (name == "packages" or notebooks):
+        if not marker.exists() and wanted:
             marker.write_text(json.dumps(extend(), indent=1))
     shipped = default_model_path()
     if not (work / "tokenizer.json").exists():
@@ -158,13 +163,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--notebooks", nargs="*", type=Path, default=[],
                     help="notebook train split(s) (ghostbook train notebook-data build) added to the corpus")
     ap.add_argument("--notebook-repeat", type=int, default=10)
+    ap.add_argument("--extra-notebooks", nargs="*", type=Path, default=[],
+                    help="notebooks for training only (ghostbook train notebook-data build --training-only)")
+    ap.add_argument("--extra-repeat", type=int, default=3)
     ap.add_argument("--max-steps", type=int, default=6000)
+    ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate of this stage")
+    ap.add_argument("--min-lr", type=float, default=1e-4, help="learning rate at the decay's end")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--save-minutes", type=float, default=10.0)
     args = ap.parse_args(argv)
-    preset = v2_preset(args.max_steps)
-    run = prepare(args.work, args.state, preset, args.notebooks, args.notebook_repeat)
+    preset = v2_preset(args.max_steps, args.lr, args.min_lr)
+    run = prepare(args.work, args.state, preset, args.notebooks, args.notebook_repeat,
+                  (args.extra_notebooks, args.extra_repeat))
     done = threading.Event()
 
     def saver() -> None:

@@ -30,7 +30,8 @@ from ghostbook.eval.notebook_data import (
 from ghostbook.training.packages import fetch_packages
 from ghostbook.training.sources import is_permissive, metadata_licence
 
-_LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING", "LICENSE.rst")
+_LICENCE_FILES = ("LICENSE", "LICENSE.txt", "LICENSE.md", "LICENCE", "COPYING", "LICENSE.rst",
+                  "LICENSE-CODE")  # LICENSE-CODE: a book whose code and text are licensed apart
 _LICENCE_WORDS = (("MIT", re.compile(r"MIT License|Permission is hereby granted, free of charge")),
                   ("Apache-2.0", re.compile(r"Apache License")),
                   ("BSD-3-Clause", re.compile(r"Redistribution and use in source and binary forms")),
@@ -64,10 +65,13 @@ def folder_licence(root: Path) -> tuple[str, str, str]:
 
 
 def build(out_dir: Path, roots: Iterable[Path] = (), packages: Iterable[str] = (),
-          pip_args: Iterable[str] = (), origins: dict[str, str] | None = None) -> dict[str, object]:
+          pip_args: Iterable[str] = (), origins: dict[str, str] | None = None,
+          training_only: bool = False) -> dict[str, object]:
     """Read the notebooks of `roots` and of the PyPI `packages` (sdists downloaded by pip, unpacked
     under `out_dir/packages`); keep permissively licensed sources only; dedupe; split; write
-    `notebooks-{split}.jsonl.gz` and `sources.json` under `out_dir`. Returns the summary."""
+    `notebooks-{split}.jsonl.gz` and `sources.json` under `out_dir`. Returns the summary.
+    `training_only`: no split, all of them in `notebooks-extra.jsonl.gz` (notebooks for the corpus
+    alone, beside the benchmark's sources)."""
     folders = [(Path(r), (origins or {}).get(Path(r).name, "folder")) for r in roots]
     specs = list(packages)
     if specs:
@@ -86,7 +90,9 @@ def build(out_dir: Path, roots: Iterable[Path] = (), packages: Iterable[str] = (
         sources.append(SourceInfo(name, version, licence, origin, len(found)))
     kept = dedupe(notebooks)
     counts = {}
-    for split in SPLITS:
+    if training_only:
+        counts["extra"] = write_notebooks(out_dir / "notebooks-extra.jsonl.gz", kept)
+    for split in () if training_only else SPLITS:
         part = [nb for nb in kept if split_of(nb.id) == split]
         counts[split] = write_notebooks(out_dir / f"notebooks-{split}.jsonl.gz", part)
     summary: dict[str, object] = {"sources": [asdict(s) for s in sources], "skipped": skipped,
@@ -106,8 +112,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--pip-arg", action="append", default=[], help="passed to pip download (e.g. --no-index)")
     ap.add_argument("--install", action="store_true",
                     help="copy the validation and test splits into the package (the stored benchmark)")
+    ap.add_argument("--training-only", action="store_true",
+                    help="no split: every notebook in notebooks-extra.jsonl.gz, for the corpus alone "
+                         "(ghostbook train continue --extra-notebooks)")
     args = ap.parse_args(argv)
-    summary = build(args.out, args.roots, args.packages, args.pip_arg)
+    if args.install and args.training_only:
+        ap.error("--install stores a benchmark split; --training-only makes none")
+    summary = build(args.out, args.roots, args.packages, args.pip_arg, training_only=args.training_only)
     print(json.dumps(summary, indent=1))
     if args.install:
         for split in ("validation", "test"):
