@@ -142,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.import_table import main as import_table
 
         return import_table(argv[1:])
+    if argv[:1] == ["notebook-loss"]:  # `ghostbook train notebook-loss RUN...`: loss on held-out notebooks
+        from ghostbook.training.notebook_loss import main as notebook_loss
+
+        return notebook_loss(argv[1:])
     if argv[:1] == ["continue"]:  # `ghostbook train continue ...`: from the shipped model toward v2
         from ghostbook.training.continued import main as continue_run
 
