@@ -87,7 +87,7 @@ def test_common_boilerplate_is_no_contamination() -> None:
 
 
 def test_continue_adds_extra_training_notebooks_with_their_own_repeat_once(tmp_path: Path) -> None:
-    from ghostbook.training.continued import prepare, v2_preset
+    from ghostbook.training.continued import NotebookSet, prepare, v2_preset
     from ghostbook.training.train import CKPT
 
     work = tmp_path / "work"
@@ -101,7 +101,8 @@ def test_continue_adds_extra_training_notebooks_with_their_own_repeat_once(tmp_p
     write_notebooks(extra, [Notebook("book/b.ipynb", "book", "MIT", [c.replace("frame", "grid") for c in CELLS])])
     before = len(read_docs(corpus / "train.jsonl"))
     for _ in range(2):  # a resumed run does not add them again
-        prepare(work, tmp_path / "no-state.pt", v2_preset(10), [split], 2, ([extra], 3))
+        prepare(work, tmp_path / "no-state.pt", v2_preset(10),
+                [NotebookSet("notebooks", (split,), 2), NotebookSet("notebooks-extra", (extra,), 3)])
     added = [d.path for d in read_docs(corpus / "train.jsonl")[before:]]
     assert added == ["bench/a.ipynb"] * 2 + ["book/b.ipynb"] * 3
     assert json.loads((corpus / "added-notebooks-extra.json").read_text())["repeat"] == 3

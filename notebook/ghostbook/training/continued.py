@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -113,11 +115,19 @@ def v2_preset(max_steps: int, lr: float = 1e-3, min_lr: float = 1e-4) -> Preset:
                    lr=lr, min_lr=min_lr, warmup_steps=100)
 
 
-def prepare(work: Path, state: Path, preset: Preset, notebooks: list[Path], repeat: int,
-            extra: tuple[list[Path], int] = ([], 1)) -> Path:
-    """Corpus (the v1 corpus, its extra packages, the notebook train split `repeat` times, then the
-    `extra` notebooks, training-only, their own number of times), the shipped tokenizer, and a
-    resumable run folder: from `state` when it exists, else the shipped GGUF."""
+@dataclass(frozen=True)
+class NotebookSet:
+    """Notebook files (`notebooks-*.jsonl.gz`) the corpus takes `repeat` times, once per work folder
+    (a marker named after `name` records it)."""
+
+    name: str
+    files: tuple[Path, ...]
+    repeat: int
+
+
+def prepare(work: Path, state: Path, preset: Preset, notebook_sets: Sequence[NotebookSet] = ()) -> Path:
+    """Corpus (the v1 corpus, its extra packages, then each of `notebook_sets`), the shipped tokenizer,
+    and a resumable run folder: from `state` when it exists, else the shipped GGUF."""
     import json
     import shutil
 
@@ -131,14 +141,14 @@ def prepare(work: Path, state: Path, preset: Preset, notebooks: list[Path], repe
     if not (corpus / "report.json").exists():
         build_corpus(corpus)
     v1 = PRESETS["default"]
-    for name, extend, wanted in (
-            ("packages", lambda: extend_corpus(corpus, fetch_packages(
-                list(v1.extra_packages), work / "packages"), v1.extra_repeat), True),
-            ("notebooks", lambda: extend_corpus(corpus, [], repeat, notebooks), bool(notebooks)),
-            ("notebooks-extra", lambda: extend_corpus(corpus, [], extra[1], extra[0]), bool(extra[0]))):
-        marker = corpus / f"added-{name}.json"
-        if not marker.exists() and wanted:
-            marker.write_text(json.dumps(extend(), indent=1))
+    marker = corpus / "added-packages.json"
+    if not marker.exists():
+        packages = fetch_packages(list(v1.extra_packages), work / "packages")
+        marker.write_text(json.dumps(extend_corpus(corpus, packages, v1.extra_repeat), indent=1))
+    for added in notebook_sets:
+        marker = corpus / f"added-{added.name}.json"
+        if added.files and not marker.exists():
+            marker.write_text(json.dumps(extend_corpus(corpus, [], added.repeat, added.files), indent=1))
     shipped = default_model_path()
     if not (work / "tokenizer.json").exists():
         shutil.copy(shipped.parent / "tokenizer.json", work / "tokenizer.json")
@@ -174,8 +184,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--save-minutes", type=float, default=10.0)
     args = ap.parse_args(argv)
     preset = v2_preset(args.max_steps, args.lr, args.min_lr)
-    run = prepare(args.work, args.state, preset, args.notebooks, args.notebook_repeat,
-                  (args.extra_notebooks, args.extra_repeat))
+    run = prepare(args.work, args.state, preset, [
+        NotebookSet("notebooks", tuple(args.notebooks), args.notebook_repeat),
+        NotebookSet("notebooks-extra", tuple(args.extra_notebooks), args.extra_repeat)])
     done = threading.Event()
 
     def saver() -> None:

@@ -89,12 +89,11 @@ def build(out_dir: Path, roots: Iterable[Path] = (), packages: Iterable[str] = (
         notebooks += found
         sources.append(SourceInfo(name, version, licence, origin, len(found)))
     kept = dedupe(notebooks)
-    counts = {}
     if training_only:
-        counts["extra"] = write_notebooks(out_dir / "notebooks-extra.jsonl.gz", kept)
-    for split in () if training_only else SPLITS:
-        part = [nb for nb in kept if split_of(nb.id) == split]
-        counts[split] = write_notebooks(out_dir / f"notebooks-{split}.jsonl.gz", part)
+        counts = {"extra": write_notebooks(out_dir / "notebooks-extra.jsonl.gz", kept)}
+    else:
+        counts = {split: write_notebooks(out_dir / f"notebooks-{split}.jsonl.gz",
+                                         [nb for nb in kept if split_of(nb.id) == split]) for split in SPLITS}
     summary: dict[str, object] = {"sources": [asdict(s) for s in sources], "skipped": skipped,
                                   "notebooks": len(notebooks), "duplicates": len(notebooks) - len(kept),
                                   "splits": counts}
