@@ -14,7 +14,7 @@ import pytest
 from ghostbook.decoding import beam, search
 from ghostbook.decoding import plan as plan_module
 from ghostbook.decoding.beam import FIT_STEPS, RANK_LINES, LineSearch, log_softmax
-from ghostbook.decoding.indentation import IndentRule
+from ghostbook.decoding.indentation import StartRule
 from ghostbook.decoding.lines import LEAD, LineRules
 from ghostbook.decoding.plan import DecodePlan
 from ghostbook.decoding.plan import decode as plan_decode
@@ -61,7 +61,7 @@ class Fits:
 
 def beam_line(seek: Callable[[Sequence[int]], np.ndarray], index: TokenIndex, ends: Collection[int],
               width: int = 3, max_new: int = 48, heal: bytes = b"", allow_empty: bool = True,
-              avoid: Collection[bytes] = (), indent: IndentRule | None = None,
+              avoid: Collection[bytes] = (), indent: StartRule | None = None,
               fits: Callable[[bytes], bool] | None = None, rank: beam.Rank | None = None, stop: bool = False,
               cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """`decoding.beam.beam_line` over a one-branch-at-a-time `seek`, each rule given on its own."""

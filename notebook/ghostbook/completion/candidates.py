@@ -36,11 +36,14 @@ from collections.abc import Iterable
 from importlib import resources
 
 from ghostbook.completion.analogies import analogies
+from ghostbook.completion.module_attributes import at_cursor
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
 # 2-core machine; a replay of the validation split's scores: 2 / 3 / 4 / 6 candidates, 29 / 31 / 32 /
 # 32 exact)
 MAX_CANDIDATES = 4
+# at most this many of a module's commonest lines (`plt.` -> `show()`, `subplots()`)
+MODULE_LINES = 2
 # the notebook text searched on each side of the cursor (characters, nearest kept)
 WINDOW = 20_000
 
@@ -70,6 +73,7 @@ _CALLED = re.compile(rf"{_IDENT}(?=[(.])")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
 _TRIPLE = re.compile(r"(\"\"\"|''')[\s\S]*?\1")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
+_MIRROR = str.maketrans("()[]{}", ")(][}{")
 _KNOWN = set(dir(builtins)) | set(keyword.kwlist)
 
 
@@ -88,12 +92,13 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     if (m := _IMPORT.match(head)) is not None:
         found = _imports(m.group(1), before, after)
     elif (m := _FROM_IMPORT.match(head)) is not None:
-        found = _unbound_names(m.group(1), before, after)
+        found = _unbound_names(m.group(1), before, after) or _module_lines(head, before, after)
     elif _in_string(head):  # a key being typed: the notebook's keys before whatever followed them elsewhere
         found = _words(head, before, after) + _continuations(head.lstrip(), before, after)
     else:
-        found = _continuations(head.lstrip(), before, after) + analogies(head, before, after) + \
-            _words(head, before, after)
+        # a module's commonest lines where the notebook has no line of its own going on so
+        found = (_continuations(head.lstrip(), before, after) or _module_lines(head, before, after)) + \
+            analogies(head, before, after) + _words(head, before, after)
     out: list[str] = []
     tail = rest.strip()
     for text in found:
@@ -105,6 +110,29 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
         if len(out) == MAX_CANDIDATES:
             break
     return out
+
+
+def _module_lines(head: str, before: str, after: str) -> list[str]:
+    """After `module.` or `from module import ` (and part of a name): the commonest rests of the line for
+    the module's commonest attributes that start so (`completion.module_attributes`), where a rest is a
+    whole call or a from-import's names."""
+    module = at_cursor(head, before + "\n" + after)
+    if module is None:
+        return []
+    typed = m.group() if (m := _PARTIAL.search(head)) is not None else ""
+    out = []
+    for rest in module.rests():
+        whole = rest.endswith(")") and _balanced(rest) if module.role != "import" else "(" not in rest
+        if rest.startswith(typed) and len(rest) > len(typed) and whole:
+            out.append(rest[len(typed):])
+            if len(out) == MODULE_LINES:
+                break
+    return out
+
+
+def _balanced(text: str) -> bool:
+    """Whether `text` closes every bracket it opens and no other (strings skipped roughly)."""
+    return _closers(text) == "" and _closers(text[::-1].translate(_MIRROR)) == ""
 
 
 def _code(text: str) -> str:
@@ -322,6 +350,12 @@ def _is_module(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
         return False
+
+
+def names_to_import(before: str, after: str) -> list[str]:
+    """Names the notebook (`before` and `after` the cursor's line) uses but never binds (`_unbound`)."""
+    before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
+    return list(_unbound(before, after, bound_names(before + "\n" + after)))
 
 
 def _unbound_names(partial: str, before: str, after: str) -> list[str]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ghostbook.completion.candidates import candidates
+from ghostbook.completion.candidates import candidates, names_to_import
 from ghostbook.completion.context import Context
 from ghostbook.completion.filters import multi_line_possible
+from ghostbook.completion.module_attributes import at_cursor
 from ghostbook.decoding.copy_model import CopyModel
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.tokens import heal, indentation_to_heal, should_heal
@@ -58,7 +59,8 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, mode)
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
-    plan = DecodePlan.around(Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix), removed, max_new,
+    around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx))
+    plan = DecodePlan.around(around, removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),
                              copy_ids(backend, ctx, removed) if copies and beam > 1 else (),
@@ -66,13 +68,31 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     return Prompt(ids, plan)
 
 
+def known_names(ctx: Context) -> tuple[str, ...] | None:
+    """Where the cursor takes a name from a module the table knows (`plt.`, `from sklearn.metrics
+    import `): the names it may take (`completion.module_attributes`; for an import also the names the
+    notebook uses but never binds); else None."""
+    head, before, after = _around_line(ctx)
+    module = at_cursor(head, before + after)
+    if module is None:
+        return None
+    return module.names + tuple(names_to_import(before, after)) if module.role == "import" else module.names
+
+
+def _around_line(ctx: Context) -> tuple[str, str, str]:
+    """The cursor's line up to the cursor, the notebook's text above that line and below it."""
+    head = ctx.cell_prefix.rsplit("\n", 1)[-1]
+    above = ctx.cell_prefix[: len(ctx.cell_prefix) - len(head)]
+    below = ctx.cell_suffix.partition("\n")[2]
+    before = (ctx.above + above) if ctx.above or ctx.below else ctx.prefix[: len(ctx.prefix) - len(head)]
+    after = (below + ctx.below) if ctx.above or ctx.below else ctx.suffix.partition("\n")[2]
+    return head, before, after
+
+
 def copy_ids(backend: Backend, ctx: Context, healed: bytes) -> tuple[tuple[int, ...], ...]:
     """The candidates copied from the notebook (`completion.candidates`) as token ids, the `healed`
     bytes (which end the prefix) spelled first."""
-    head = ctx.cell_prefix.rsplit("\n", 1)[-1]
-    above = ctx.cell_prefix[: len(ctx.cell_prefix) - len(head)]
-    rest, _, below = ctx.cell_suffix.partition("\n")
-    before = (ctx.above + above) if ctx.above or ctx.below else ctx.prefix[: len(ctx.prefix) - len(head)]
-    after = (below + ctx.below) if ctx.above or ctx.below else ctx.suffix.partition("\n")[2]
+    head, before, after = _around_line(ctx)
+    rest = ctx.cell_suffix.partition("\n")[0]
     lead = healed.decode("utf-8", "replace")
     return tuple(tuple(backend.tokenize(lead + text)) for text in candidates(head, before, after, rest))

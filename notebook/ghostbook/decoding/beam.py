@@ -163,8 +163,10 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
                 if kept > width:
                     break
                 score = hyp.score + float(scores[tok])
-                if tok in ends:
-                    if allowed is None and (allow_empty or hyp.text.strip()) and hyp.text.rstrip() not in avoid:
+                if tok in ends:  # the line ends here, where its start may end (`plt.pl` may not)
+                    ends_well = indent is None or not hyp.text.strip() or indent.allows(hyp.text + b"\n") is not False
+                    if allowed is None and (allow_empty or hyp.text.strip()) and hyp.text.rstrip() not in avoid \
+                            and ends_well:
                         done = Hypothesis(hyp.tokens, score, b"", hyp.text)
                         best = _better(best, done)
                         finished.append(done)

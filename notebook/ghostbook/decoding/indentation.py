@@ -14,9 +14,29 @@ from __future__ import annotations
 
 import io
 import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ghostbook.decoding.syntax_fit import parses, without_magics
+
+
+class StartRule(Protocol):
+    """How a line may start (`IndentRule`, `decoding.attributes.Attributes`): a line whose text after
+    the cursor starts with `text` is dropped as it forms where `allows` says False (None: not decided yet)."""
+
+    def allows(self, text: bytes) -> bool | None: ...
+
+
+class AllStarts:
+    """A start each of `rules` allows: False where one says False, else None where one is undecided."""
+
+    def __init__(self, rules: Sequence[StartRule]) -> None:
+        self.rules = tuple(rules)
+
+    def allows(self, text: bytes) -> bool | None:
+        said = [rule.allows(text) for rule in self.rules]
+        return False if False in said else None if None in said else True
 
 
 @dataclass(frozen=True)

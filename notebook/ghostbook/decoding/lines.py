@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ghostbook.decoding.indentation import IndentRule, indent_rule
+from ghostbook.decoding.indentation import StartRule, indent_rule
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import DEEPEST, avoid_anywhere, looping_lines, nearby_lines, repeated_lines
 from ghostbook.decoding.syntax_fit import SyntaxFit
@@ -36,12 +36,13 @@ class LineFit(Protocol):
 class LineRules:
     """What a beam's candidate lines must respect (`decoding.beam.beam_line`): `avoid`, line texts
     (without trailing spaces) that may not win (`decoding.repetition`: the neighbours, a loop);
-    `indent`, where the line may be indented (a line indented elsewhere is dropped as soon as its first
-    character shows it); `syntax`, whether a finished line fits the code around it (the likeliest that
-    does wins); `reading`, the read check that ranks the best lines (with a backend that can read)."""
+    `indent`, how the line may start: where it may be indented, and after `module.` which names (a line
+    that starts elsewhere is dropped as soon as its text shows it: `decoding.indentation.StartRule`);
+    `syntax`, whether a finished line fits the code around it (the likeliest that does wins);
+    `reading`, the read check that ranks the best lines (with a backend that can read)."""
 
     avoid: frozenset[bytes] = frozenset()
-    indent: IndentRule | None = None
+    indent: StartRule | None = None
     syntax: LineFit | None = None
     reading: ReadCheck | None = None
 

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ghostbook.decoding import copies as copied
+from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
 from ghostbook.decoding.fragments import AllFit, Fragments
-from ghostbook.decoding.indentation import start_rule
+from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import avoid_first, nearby_lines, repeated_lines
@@ -24,12 +25,14 @@ from ghostbook.models.backend import Emit, Evaluation, Vocab
 @dataclass(frozen=True)
 class Around:
     """The text around the cursor: `prefix`/`suffix` as the prompt sees them, `cell_prefix`/
-    `cell_suffix` the cursor's cell (which the syntax and indentation rules read)."""
+    `cell_suffix` the cursor's cell (which the syntax and indentation rules read); `attributes`, where
+    the cursor follows `module.`, the module's attributes as far as they are known (`decoding.attributes`)."""
 
     prefix: str
     suffix: str
     cell_prefix: str
     cell_suffix: str
+    attributes: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,12 +91,15 @@ class DecodePlan:
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
         fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
+        begins: StartRule | None = start
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
-            fragments = Fragments(text.prefix + text.suffix)
-            fit = fragments if fit is None else AllFit([fit, fragments])
+            fit = _both(fit, Fragments(text.prefix + text.suffix))
+        elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes)) is not None:
+            fit = _both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
+            begins = attributes if start is None else AllStarts([start, attributes])
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near),
-            start,
+            begins,
             fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
@@ -107,6 +113,10 @@ class DecodePlan:
         if self.copy_model is not None:  # the first line's search reads the notebook too
             model = Mixed(model, self.copy_model, index.breaks)
         decode(Run(model, index, vocab.special | self.stop_ids, cancelled, emit), self)
+
+
+def _both(fit: LineFit | None, rule: LineFit) -> LineFit:
+    return rule if fit is None else AllFit([fit, rule])
 
 
 def decode(run: Run, plan: DecodePlan) -> None:
@@ -130,8 +140,10 @@ def decode(run: Run, plan: DecodePlan) -> None:
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)
         if not run.cancelled() and len(line) < plan.max_new_tokens:
+            written, rule = text[len(plan.heal):], plan.rules.indent
+            undecided = rule is not None and (not written or rule.allows(written) is None)
             greedy(run, plan.max_new_tokens - len(line), plan.heal[len(text):], done=line,
-                   indent=None if text[len(plan.heal):] else plan.rules.indent)
+                   indent=rule if undecided else None, written=written)
         return
     if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
         done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget, plan.search_ms)

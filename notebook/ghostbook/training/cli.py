@@ -142,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.import_table import main as import_table
 
         return import_table(argv[1:])
+    if argv[:1] == ["attribute-table"]:  # `ghostbook train attribute-table CORPUS`: modules -> attributes
+        from ghostbook.training.attribute_table import main as attribute_table
+
+        return attribute_table(argv[1:])
     if argv[:1] == ["notebook-loss"]:  # `ghostbook train notebook-loss RUN...`: loss on held-out notebooks
         from ghostbook.training.notebook_loss import main as notebook_loss
 

@@ -45,7 +45,8 @@ def build_table(texts: Iterable[str], min_count: int = MIN_COUNT) -> dict[str, s
     return dict(sorted(table.items()))
 
 
-def _corpus_texts(path: Path) -> Iterable[str]:
+def corpus_texts(path: Path) -> Iterable[str]:
+    """The texts of a corpus' `train.jsonl`, one file each."""
     with path.open(encoding="utf-8") as f:
         for line in f:
             if line.strip():
@@ -61,7 +62,7 @@ def main(argv: list[str]) -> int:
     if not args.corpus.is_file():
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 2
-    table = build_table(_corpus_texts(args.corpus), args.min_count)
+    table = build_table(corpus_texts(args.corpus), args.min_count)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(table, indent=0, sort_keys=True) + "\n")
     print(f"wrote {args.out}: {len(table)} names")

@@ -1,0 +1,115 @@
+"""After `X.` comes one of X's attributes, not one of the notebook's variables.
+
+The small model often writes a name it has just read where an attribute belongs: `fig, ax = plt.` ->
+`sales.head()` or `ax`, `warnings.` -> `warnings`, `pd.` -> `euro12`. `Attributes` is a rule on how
+the line starts (`indentation.StartRule`: the beam drops a line as soon as its first name goes wrong)
+and on finished lines (`lines.LineFit`):
+
+- after the dot comes a name, and not a lone letter the notebook never writes after a dot (`s`, `f`:
+  the start of something else);
+- a name that the notebook uses, but never after a dot (and not only as a keyword argument), is a
+  variable, a module or a function of its own: no attribute;
+- where the attributes of X are `known` (a module's, counted in a corpus: `completion.module_attributes`),
+  the attribute is one of them or one the notebook writes after `X.`.
+
+In `from X import ` the first name is one of X's `known` names (`sales` is no name from
+`sklearn.model_selection`). A name no rule knows is left to the model. Pure: no model here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Collection
+
+_ATTRIBUTE = re.compile(r"(?:(?<![\w.])([A-Za-z_][\w.]*)|[)\]])\.([A-Za-z_][A-Za-z0-9_]*)?$")
+_FROM_IMPORT = re.compile(r"^\s*from\s+[A-Za-z_][\w.]*\s+import\s+([A-Za-z_]\w*)?$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LEADING = re.compile(rb"[A-Za-z0-9_]*")
+
+
+class Attributes:
+    """The line (bytes after the cursor, as the beam writes them) spells an attribute of `owner`:
+    `typed` (its part before the cursor) + the line's leading name characters. It may not be a name
+    `text` (the notebook around the cursor) uses only where a variable stands (never after a `.`, and not
+    as a keyword argument only); with `known` (the owner's attributes) it is one of them or one `text`
+    writes after `owner.`."""
+
+    def __init__(self, typed: str, text: str, known: Collection[str] | None = None, owner: str | None = None) -> None:
+        self.typed = typed.encode()
+        self.text = text
+        self.known = None if known is None else frozenset(name.encode() for name in known)
+        self.owner = owner
+
+    @classmethod
+    def at(cls, head: str, text: str, known: Collection[str] | None = None) -> Attributes | None:
+        """The rule where `head` (the cursor's line up to the cursor) ends after `owner.` (a dotted name,
+        or `)`/`]`) and perhaps part of a name (`plt.sub`: `sub` typed), or where it is to take a
+        from-import's first name (`known` the module's: no text needed, the names are all known);
+        None elsewhere."""
+        if (m := _FROM_IMPORT.match(head)) is not None:  # the first name a from-import takes
+            return cls(m.group(1) or "", "", known) if known is not None else None
+        m = _ATTRIBUTE.search(head)
+        if m is None:
+            return None
+        return cls(m.group(2) or "", text, known, m.group(1))
+
+    @functools.cached_property
+    def _names(self) -> tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes]]:
+        """(names written after `owner.`, names written only where a variable stands: never after a dot,
+        names written after any dot)."""
+        attributes: set[str] = set()
+        owned: set[str] = set()
+        elsewhere: set[str] = set()
+        text, owner = self.text, self.owner
+        for m in _NAME.finditer(text):
+            name, start = m.group(), m.start()
+            if start and text[start - 1] == ".":
+                attributes.add(name)
+                if owner and text.endswith(owner, 0, start - 1) and not _name_char(text, start - 2 - len(owner)):
+                    owned.add(name)
+            elif not _keyword_argument(text, start, m.end()):
+                elsewhere.add(name)
+        return (frozenset(n.encode() for n in owned),
+                frozenset(n.encode() for n in elsewhere - attributes),
+                frozenset(n.encode() for n in attributes))
+
+    @functools.cached_property
+    def _allowed(self) -> frozenset[bytes] | None:
+        """Every name allowed (None: any but the variables), as the prefixes a name being written may have."""
+        if self.known is None:
+            return None
+        owned, variables, _ = self._names
+        return frozenset(name[:i] for name in (self.known | owned) - variables for i in range(len(name) + 1))
+
+    def allows(self, text: bytes) -> bool | None:
+        lead = _LEADING.match(text)
+        end = lead.end() if lead is not None else 0
+        word = self.typed + text[:end]
+        if end == len(text):  # the name may go on: not decided yet unless no name allowed starts so
+            return None if self._allowed is None or word in self._allowed else False
+        return bool(word) and self.fits(text)  # after the dot a name, nothing else
+
+    def fits(self, line: bytes) -> bool:
+        lead = _LEADING.match(line)
+        word = self.typed + (lead.group() if lead is not None else b"")
+        if not word:
+            return not line.strip()  # after the dot a name (an empty line: the end, judged elsewhere)
+        owned, variables, attributes = self._names
+        if word in variables:
+            return False
+        if self.known is not None:
+            return word in self.known or word in owned
+        return len(word) > 1 or word in attributes  # a lone `s`, `f`: a start, no name
+
+
+def _keyword_argument(text: str, start: int, end: int) -> bool:
+    """Whether the name at `start`:`end` stands as a keyword argument: `(` or `,` before it, `=` (not
+    `==`) after it (`figsize=` says nothing of what `plt.figsize` would be)."""
+    rest = text[end : end + 3].lstrip(" ")
+    return rest.startswith("=") and not rest.startswith("==") and text[:start].rstrip()[-1:] in ("(", ",")
+
+
+def _name_char(text: str, at: int) -> bool:
+    """Whether `text[at]` goes on a dotted name (`xplt.` is no `plt.`); False before the text's start."""
+    return at >= 0 and (text[at].isalnum() or text[at] in "_.")
