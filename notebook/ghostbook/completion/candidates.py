@@ -8,6 +8,10 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   end of the cursor's line (the longest such tail: `df.groupby(` finds `df.groupby('day').sum()`);
 - words: the names and short string keys of the notebook (namespace columns included) that start with
   the word being typed, closed as the line needs (`df['rev` -> `enue_2024']`);
+- a module's commonest lines after `module.` where the notebook has no continuation
+  (`completion.module_attributes`: `fig, ax = plt.` -> `subplots()`);
+- calls: at an argument's start, the arguments of the notebook's other calls of the same function
+  from that position on (`completion.calls`: `plt.subplots(1, 2, ` -> `figsize=(10, 8))`);
 - analogies: a line that begins as the cursor's but for a renamed name, renamed through
   (`completion.analogies`);
 - imports: after `import ` the modules the notebook uses but does not import, under their usual alias
@@ -36,6 +40,7 @@ from collections.abc import Iterable
 from importlib import resources
 
 from ghostbook.completion.analogies import analogies
+from ghostbook.completion.calls import call_rests, closers
 from ghostbook.completion.module_attributes import at_cursor
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
@@ -98,7 +103,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     else:
         # a module's commonest lines where the notebook has no line of its own going on so
         found = (_continuations(head.lstrip(), before, after) or _module_lines(head, before, after)) + \
-            analogies(head, before, after) + _words(head, before, after)
+            call_rests(head, before, after) + analogies(head, before, after) + _words(head, before, after)
     out: list[str] = []
     tail = rest.strip()
     for text in found:
@@ -132,7 +137,7 @@ def _module_lines(head: str, before: str, after: str) -> list[str]:
 
 def _balanced(text: str) -> bool:
     """Whether `text` closes every bracket it opens and no other (strings skipped roughly)."""
-    return _closers(text) == "" and _closers(text[::-1].translate(_MIRROR)) == ""
+    return closers(text) == "" and closers(text[::-1].translate(_MIRROR)) == ""
 
 
 def _code(text: str) -> str:
@@ -231,13 +236,13 @@ def _words(head: str, before: str, after: str) -> list[str]:
     string = _STRING_PARTIAL.search(head)
     if string is not None and _in_string(head):
         quote, partial = string.groups()
-        closers = quote + _closers(head[: string.start()])
+        ending = quote + closers(head[: string.start()])
         words: Iterable[str] = itertools.chain(_columns(before), (m.group(2) for m in _nearest(before, after, _STRING)))
     else:
         m = _PARTIAL.search(head)
         if m is None or len(m.group()) < 2:
             return []
-        partial, closers, dot = m.group(), "", head[m.start() - 1 : m.start()] == "."
+        partial, ending, dot = m.group(), "", head[m.start() - 1 : m.start()] == "."
         words = (w.group() for w in _nearest(before, after, _WORD)
                  if not dot or w.string[w.start() - 1 : w.start()] == ".")
     seen: list[str] = []
@@ -246,7 +251,7 @@ def _words(head: str, before: str, after: str) -> list[str]:
             seen.append(word)
             if len(seen) == MAX_CANDIDATES:
                 break
-    return [w[len(partial):] + closers for w in seen]
+    return [w[len(partial):] + ending for w in seen]
 
 
 def _columns(before: str) -> list[str]:
@@ -261,22 +266,6 @@ def _in_string(head: str) -> bool:
     """Whether `head` ends inside a string it opened (roughly: an odd count of its last quote)."""
     string = _STRING_PARTIAL.search(head)
     return string is not None and head.count(string.group(1)) % 2 == 1
-
-
-def _closers(text: str) -> str:
-    """What closes the brackets `text` leaves open (strings skipped roughly)."""
-    stack: list[str] = []
-    quote = ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in _CLOSE:
-            stack.append(_CLOSE[ch])
-        elif ch in ")]}" and stack and stack[-1] == ch:
-            stack.pop()
-    return "".join(reversed(stack))
 
 
 def bound_names(text: str) -> set[str]:

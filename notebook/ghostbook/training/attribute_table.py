@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from ghostbook.completion.calls import outside_strings
 from ghostbook.completion.module_attributes import ROLES, aliases
 from ghostbook.training.import_table import corpus_texts
 
@@ -100,16 +101,8 @@ class Counts:
 
 
 def _without_comment(line: str) -> str:
-    """`line` up to a `#` outside its strings (roughly: quotes are not escaped)."""
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#":
-            return line[:i]
-    return line
+    """`line` up to a `#` outside its strings."""
+    return next((line[:i] for i, ch in outside_strings(line)[0] if ch == "#"), line)
 
 
 def build_table(texts: Iterable[str], min_module: int = MIN_MODULE,
