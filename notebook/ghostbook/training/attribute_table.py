@@ -75,7 +75,7 @@ class Counts:
                 rest = ".".join(parts[i:]) + _without_comment(m.group(3))
                 rests.add((module, attribute, role, rest.rstrip()))
                 module = f"{module}.{attribute}"
-        for module, attribute, role, rest in rests:
+        for module, attribute, role, rest in sorted(rests):  # ties: the same table each run
             self.rests[(module, attribute, role)][rest] += 1
 
     def table(self, min_module: int = MIN_MODULE, min_count: int = MIN_COUNT) -> dict[str, list[list[str | int]]]:
