@@ -110,6 +110,16 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert candidates("total = ", above, "") == []  # no name of its family above
 
 
+def test_a_new_cell_gets_the_imports_only_the_code_below_it_lacks() -> None:
+    """After a blank line (a new cell) below other code: `plt.` and `np.` are used only below, never
+    imported: their import lines; `pd.` is used above too (imported elsewhere if at all): not offered."""
+    above = "data = pd.read_csv('a.csv')\nprint(data)\n\n"
+    below = "\n\nfig, ax = plt.subplots()\nax.plot(np.arange(3))\npd.concat([data])"
+    assert candidates("", above, below)[:2] == ["import matplotlib.pyplot as plt", "import numpy as np"]
+    assert "import pandas as pd" not in candidates("", above, below)
+    assert candidates("", above.rstrip("\n") + "\n", below) == []  # no blank line: inside a block of code
+
+
 def test_below_an_import_a_from_import_for_each_name_the_corpus_knows() -> None:
     """`train_test_split(` and `StandardScaler(` are used and never imported: the modules they usually come
     from (`ghostbook train import-table`); `clf` (bound) and `report` (not in the table) are not."""

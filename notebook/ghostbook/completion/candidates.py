@@ -20,7 +20,8 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   names the notebook uses but never defines.
 
 At a line's start the line above narrows it: below an import line, an import line for each module the
-notebook uses but never imports (`import matplotlib.pyplot as plt`); then the line that follows the
+notebook uses but never imports (`import matplotlib.pyplot as plt`; after a blank line, a new cell,
+for each one only the code below uses); then the line that follows the
 line above wherever else the notebook has that line (`G,` then `pos,`). The
 decoding ranks the candidates with the beam's own line by the model's log-probability
 (`decoding.copies`). Pure text, no model here.
@@ -307,11 +308,16 @@ def _used_modules(before: str, after: str, bound: set[str]) -> list[str]:
 def _missing_imports(before: str, after: str) -> list[str]:
     """At the start of a line below an import (the imports go on) or at the notebook's top: an import
     line for each module the notebook uses (`np.`) but never imports, nearest first, then a from-import
-    for each name it uses but never binds that `from_imports` knows. `before`/`after` as `_code` leaves them."""
+    for each name it uses but never binds that `from_imports` knows. After a blank line (a new cell,
+    a new paragraph) the same, for what only the code below uses (the imports go before the first
+    use). `before`/`after` as `_code` leaves them."""
     above = before.rstrip("\n").rsplit("\n", 1)[-1]
-    if above.strip() and not _IMPORT_LINE.match(above):
+    below_only = bool(above.strip()) and not _IMPORT_LINE.match(above)
+    if below_only and not before.endswith("\n\n"):
         return []
     bound = bound_names(before + "\n" + after)
+    if below_only:  # a name the code above uses is imported (if at all) elsewhere, not here
+        bound |= {m.group() for m in _WORD.finditer(before)}
     used = ["import " + c for c in _used_modules(before, after, bound) if c in ALIASES.values() or _is_module(c)]
     table = from_imports()
     named = [f"from {table[name]} import {name}" for name in _unbound(before, after, bound) if name in table]
