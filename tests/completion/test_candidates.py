@@ -108,6 +108,8 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert candidates("ax2 = ", above, "") == ["fig.add_subplot(212)"]
     assert candidates("    ax2.plot(x2, ", "    ax1.plot(x1, y1, label='a')\n", "") == ["y2, label='a')"]
     assert candidates("total = ", above, "") == []  # no name of its family above
+    # a line named after the string it loads renames it, whatever the new name
+    assert candidates("titanic = ", 'tips = sns.load_dataset("tips")\n', "") == ['sns.load_dataset("titanic")']
 
 
 def test_a_new_cell_gets_the_imports_only_the_code_below_it_lacks() -> None:

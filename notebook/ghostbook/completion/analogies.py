@@ -1,7 +1,8 @@
 """Analogies (#16.4): notebooks repeat a line with its names renamed (`res_p = mod_p.fit()`, then
 `res_h = mod_h.fit()`; `ax1 = fig.add_subplot(211)`, then `ax2 = fig.add_subplot(212)`). Mid-line, a
-line that begins as the cursor's line does but for one or two names of the same family gives its rest,
-renamed the same way: a candidate for `completion.candidates`. Pure text, no model here."""
+line that begins as the cursor's line does but for one or two names of the same family (or named after
+a string in its rest: `tips = sns.load_dataset("tips")`, then `titanic = `) gives its rest, renamed the
+same way: a candidate for `completion.candidates`. Pure text, no model here."""
 
 from __future__ import annotations
 
@@ -43,16 +44,17 @@ def _renamed_rest(want: list[str], line: str) -> str | None:
     if len(tokens) <= len(want):
         return None
     renames: dict[str, str] = {}
+    rest = line[tokens[len(want) - 1].end() :]
     for have, wanted in zip(tokens, want, strict=False):
         old = have.group()
         if old == wanted:
             continue
-        if not (_is_name(old) and _is_name(wanted)) or renames.get(old, wanted) != wanted or not _alike(old, wanted):
+        if not (_is_name(old) and _is_name(wanted)) or renames.get(old, wanted) != wanted or \
+                not (_alike(old, wanted) or _quoted(old, rest)):
             return None
         renames[old] = wanted
     if not renames or len(renames) > 2 or len(set(renames.values())) < len(renames):
         return None
-    rest = line[tokens[len(want) - 1].end() :]
     inside = [_inner_rename(old, new) for old, new in renames.items()]
     return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest)
 
@@ -63,6 +65,12 @@ def _alike(old: str, new: str) -> bool:
     if old[0].isdigit() and new[0].isdigit() or old.rstrip("0123456789") == new.rstrip("0123456789"):
         return True  # numbers, or one name numbered (`x1` / `x2`)
     return len(os.path.commonprefix([old, new])) >= 2 or len(os.path.commonprefix([old[::-1], new[::-1]])) >= 2
+
+
+def _quoted(name: str, rest: str) -> bool:
+    """Whether `rest` has `name` as a string of its own (`tips = sns.load_dataset("tips")`): the line
+    is named after what it loads, so any name renames it (`titanic = ` -> `sns.load_dataset("titanic")`)."""
+    return f'"{name}"' in rest or f"'{name}'" in rest
 
 
 def _inner_rename(old: str, new: str) -> tuple[re.Pattern[str], str] | None:
