@@ -57,6 +57,9 @@ def test_candidates_offer_a_modules_commonest_lines_where_the_notebook_has_none(
     # a name the notebook uses and never imports beats the table's
     assert candidates("from sklearn.model_selection import ", "", "\nKFold(3)")[0] == "KFold"
     assert all(c.count("(") == c.count(")") for c in candidates("x = np.", IMPORTS + "\n", ""))
+    # a line that passes names the notebook lacks is someone else's code
+    assert "shuffle(idx)" not in candidates("np.random.", IMPORTS + "\n", "")
+    assert "shuffle(idx)" in candidates("np.random.", IMPORTS + "\nidx = np.arange(3)\n", "")
 
 
 async def test_after_a_module_the_shipped_model_writes_one_of_its_attributes(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from importlib import resources
 
 from ghostbook.completion.analogies import analogies
-from ghostbook.completion.calls import call_rests, closers
+from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.module_attributes import at_cursor
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
@@ -127,13 +127,26 @@ def _module_lines(head: str, before: str, after: str) -> list[str]:
         return []
     typed = m.group() if (m := _PARTIAL.search(head)) is not None else ""
     out = []
+    known: set[str] | None = None
     for rest in module.rests():
         whole = rest.endswith(")") and _balanced(rest) if module.role != "import" else "(" not in rest
         if rest.startswith(typed) and len(rest) > len(typed) and whole:
+            known = known if known is not None else set(_WORD.findall(before + "\n" + after)) | _KNOWN
+            if not _names_known(rest, known):  # `shuffle(idx)` where the notebook has no `idx`
+                continue
             out.append(rest[len(typed):])
             if len(out) == MODULE_LINES:
                 break
     return out
+
+
+def _names_known(rest: str, known: set[str]) -> bool:
+    """Whether the names `rest` (a module's call: `normal(0, 1, size=n)`) passes are all `known`: its
+    arguments' names, not attributes (`np.ones`) or keywords (`size=`), nor inside strings."""
+    chars, _ = outside_strings(rest[rest.find("(") + 1 :] if "(" in rest else "")
+    code = "".join(ch for _, ch in chars)
+    return all(m.group() in known or code[m.end() : m.end() + 1] == "=" or code[m.start() - 1 : m.start()] == "."
+               for m in _WORD.finditer(code))
 
 
 def _balanced(text: str) -> bool:

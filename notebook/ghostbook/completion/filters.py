@@ -86,15 +86,22 @@ def multi_line_possible(line_after: str) -> bool:
 
 
 def trim_suffix_overlap(text: str, ctx: FilterContext) -> str:
-    """Drop the end of the text that repeats the start of the suffix: whole suffix lines, or closers."""
+    """Drop the end of the text that repeats the start of the suffix: whole suffix lines, or closers
+    the text does not need for its own brackets (`figsize=(10, 8)` before an auto-closed `)` keeps its
+    `)`: the suffix's closes the call the line opened)."""
     after = ctx.suffix.lstrip(" \t")
     for k in range(min(len(text), len(after)), 0, -1):
         head = after[:k]
         if not text.endswith(head) or not head.strip():
             continue
         whole_lines = k == len(after) or after[k] == "\n"
-        if whole_lines or all(c in ")]}\"'" for c in head.strip()):
+        if all(c in ")]}\"'" for c in head.strip()):  # closers: only those the text has no use for
+            brackets = sum(c in CLOSERS for c in head)
+            if brackets and len(_unclosed(ctx.prefix + text)) >= brackets:
+                continue
             return text[: len(text) - k].rstrip(" \t") if whole_lines else text[: len(text) - k]
+        if whole_lines:
+            return text[: len(text) - k].rstrip(" \t")
     return text
 
 
