@@ -4,6 +4,10 @@ attributes where they are known, dropped as it forms in the beam and kept whole 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from ghostbook.decoding import search
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.indentation import AllStarts, start_rule
@@ -81,6 +85,27 @@ def test_greedy_finishes_the_name_it_began() -> None:
 
     assert greedy(None) == [1]
     assert greedy(rule) == [1, 2]
+
+
+def test_greedy_does_not_stall_on_a_token_that_spells_nothing() -> None:
+    """A token with no bytes (9, likeliest after "a") would leave the name half written forever."""
+    pieces = [*PIECES, b""]
+
+    def seek(tokens: Sequence[int]) -> np.ndarray:
+        probs = np.full(len(pieces), 1e-6)
+        if not tokens:
+            probs[1] = 0.9
+        elif tokens[-1] in (1, 9):
+            probs[[9, EOT, 2]] = [0.7, 0.2, 0.05]
+        else:
+            probs[EOT] = 0.9
+        return np.log(probs)
+
+    rule = Attributes.at("y = np.", "y = np.", known=["ab"])
+    out: list[TokenOut] = []
+    search.greedy(search.Run(TableModel(seek), TokenIndex(pieces, {EOT}), {EOT}, lambda: False, out.append), 8,
+                  indent=rule)
+    assert [t.id for t in out] == [1, 2]
 
 
 def test_the_plan_asks_for_it_after_a_dot_with_the_known_attributes() -> None:

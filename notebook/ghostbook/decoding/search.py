@@ -96,6 +96,8 @@ def _starts(rule: StartRule, text: bytes, token: int, ends: Collection[int], ind
     where the line may end there (once it has begun, as if a newline came: `plt.pl` may not end)."""
     if token in ends:
         return not text.strip(b" ") or rule.allows(text + b"\n") is not False
+    if not index.pieces[token]:  # spells nothing: the line would stay as undecided as it is
+        return False
     return rule.allows(text + _after_heal(index, required, token)) is not False
 
 
