@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from ghostbook.decoding import search
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.indentation import AllStarts, start_rule
