@@ -141,6 +141,18 @@ def test_at_a_line_start_what_follows_the_line_above_elsewhere() -> None:
     assert candidates("", draw + ")\n", "") == []  # `)` is no evidence
 
 
+def test_below_an_assignment_what_follows_another_assignment_of_the_same_names() -> None:
+    """No line is the line above, but one assigns `model` too: the line after it (nearest first); a
+    different target or indentation is no such line."""
+    above = ("model = make_pipeline(TfidfVectorizer(), MultinomialNB())\nmodel.fit(X_train, y_train)\n\n"
+             "models = [1]\nprint(models)\n\n")
+    cursor = "model = make_pipeline_imb(TfidfVectorizer(), RandomUnderSampler(), MultinomialNB())\n"
+    assert candidates("", above + cursor, "") == ["model.fit(X_train, y_train)"]
+    assert candidates("", above + "    " + cursor, "") == []  # indented elsewhere
+    assert candidates("", above + "model = 2\n", "\nmodel = 3\nmodel.score(X)") == [  # the nearer first
+        "model.score(X)", "model.fit(X_train, y_train)"]
+
+
 def test_weak_evidence_proposes_nothing() -> None:
     """What made HumanEval's mid-line cursor worse: docstring prose, keywords, one-letter words, a
     partial attribute matched against a plain name."""

@@ -37,7 +37,7 @@ import json
 import keyword
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 
 from ghostbook.completion.analogies import analogies
@@ -73,6 +73,7 @@ _BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDEN
                     rf"|from\s+[\w.]+\s+import\s+(\([\w\s,]+\)|[\w \t,]+)|def\s+({_IDENT})|class\s+({_IDENT})"
                     rf"|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
                     re.M)
+_ASSIGNED = re.compile(rf"^\s*({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=(?!=)")
 _IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
 _USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
 _CALLED = re.compile(rf"{_IDENT}(?=[(.])")
@@ -204,7 +205,10 @@ def _continuations(key_line: str, before: str, after: str) -> list[str]:
 def _next_lines(head: str, before: str, after: str) -> list[str]:
     """At a line's start: the line that follows each other place where the notebook has the line above
     the cursor (a line with a name of the code's own), indented as there relative to it, nearest
-    first (`    G,` above, `    G,` then `    pos,` elsewhere: `pos,`); not the line below the cursor."""
+    first (`    G,` above, `    G,` then `    pos,` elsewhere: `pos,`); where it has no such line, the
+    places where a line assigns the same names as the line above (`model = make_pipeline_imb(...)`
+    above, `model = make_pipeline(...)` then `model.fit(X_train, y_train)` elsewhere); never the line
+    below the cursor."""
     lines = before.split("\n")
     at = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), None)
     if at is None:
@@ -215,9 +219,11 @@ def _next_lines(head: str, before: str, after: str) -> list[str]:
         return []
     below = after.split("\n")
     next_below = next((ln.strip() for ln in below if ln.strip()), "")
-    places = [(lines, i) for i in range(at - 1, -1, -1) if lines[i].strip() == key]
-    places += [(below, i) for i in range(len(below)) if below[i].strip() == key]
-    places.sort(key=lambda place: at - place[1] if place[0] is lines else place[1] + 1)  # nearest first
+    places = _places(lines[:at], below, lambda line: line.strip() == key)
+    if not places and (target := _ASSIGNED.match(above)) is not None:
+        names, indent = target.group(1), _indent(above)
+        places = _places(lines[:at], below, lambda line: (m := _ASSIGNED.match(line)) is not None
+                         and m.group(1) == names and _indent(line) == indent)
     out: list[str] = []
     for seq, i in places:
         follow = next((ln for ln in seq[i + 1 :] if ln.strip()), None)
@@ -229,6 +235,14 @@ def _next_lines(head: str, before: str, after: str) -> list[str]:
             if text not in out:
                 out.append(text)
     return out
+
+
+def _places(above: list[str], below: list[str], like: Callable[[str], bool]) -> list[tuple[list[str], int]]:
+    """The lines `like` accepts (each as its sequence and index), nearest the cursor first: `above` ends
+    just above it, `below` starts just below it."""
+    places = [(above, i) for i in range(len(above) - 1, -1, -1) if like(above[i])]
+    places += [(below, i) for i in range(len(below)) if like(below[i])]
+    return sorted(places, key=lambda place: len(above) - place[1] if place[0] is above else place[1] + 1)
 
 
 def _indent(line: str) -> int:
