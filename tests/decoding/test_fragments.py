@@ -22,6 +22,13 @@ def test_a_lone_unknown_name_or_an_empty_comment_is_a_fragment() -> None:
     assert both.fits(b"sales") and not both.fits(b"s") and not both.fits(b"sales)")
 
 
+def test_a_lone_imported_name_is_a_fragment() -> None:
+    """`sns` or `nx` alone shows a module: no line; a variable of the notebook still is one."""
+    rule = Fragments("import seaborn as sns\nimport os.path\nfrom sklearn import datasets, svm as S\n" + NOTEBOOK)
+    assert not rule.fits(b"sns") and not rule.fits(b"os") and not rule.fits(b"datasets") and not rule.fits(b"S")
+    assert not rule.fits(b"pd") and rule.fits(b"sales") and rule.fits(b"sns.set_theme()") and rule.fits(b"svm.SVC()")
+
+
 def test_the_likeliest_line_that_is_no_fragment_wins() -> None:
     """"a" (0.6) ends at once; "x" (0.4) is the notebook's name: it wins where "a" is a fragment."""
     seek, _ = table_model({(): {1: 0.6, 4: 0.4}, (1,): {3: 0.9}, (4,): {3: 0.9}})

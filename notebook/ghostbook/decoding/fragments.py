@@ -19,11 +19,13 @@ from collections.abc import Sequence
 from ghostbook.decoding.lines import LineFit
 
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+\(?([\w. \t,]+)", re.M)
 
 
 class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
-    notebook around the cursor) does not have as a word, or a `#` with nothing after it."""
+    notebook around the cursor) does not have as a word or binds by an import (`sns`, `nx`: a module
+    shown says nothing), or a `#` with nothing after it."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -32,11 +34,22 @@ class Fragments:
     def _words(self) -> frozenset[bytes]:
         return frozenset(_NAME.findall(self.text.encode("utf-8", "replace")))
 
+    @functools.cached_property
+    def _imported(self) -> frozenset[bytes]:
+        names: set[str] = set()
+        for m in _IMPORT.finditer(self.text):
+            for part in m.group(1).split(","):
+                words = part.split()
+                name = (words[-1] if len(words) == 3 and words[1] == "as" else words[0].split(".")[0]) if words else ""
+                if _NAME.fullmatch(name.encode()):
+                    names.add(name)
+        return frozenset(name.encode() for name in names)
+
     def fits(self, line: bytes) -> bool:
         code = line.strip()
         if code == b"#":
             return False
-        return _NAME.fullmatch(code) is None or code in self._words
+        return _NAME.fullmatch(code) is None or (code in self._words and code not in self._imported)
 
 
 class AllFit:
