@@ -8,6 +8,7 @@ import numpy as np
 from ghostbook.completion.context import Context
 from ghostbook.completion.prompt import make_prompt
 from ghostbook.decoding import copies
+from ghostbook.decoding.fragments import Fragments
 from ghostbook.decoding.lines import LineRules
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
@@ -51,6 +52,23 @@ def test_a_copy_the_beams_line_already_says_loses(shipped: LlamaCppBackend) -> N
     chosen = probe(shipped, prompt, lambda model: copies.choose(
         model, index, set(), line, [shipped.tokenize("rn")], b"", LineRules(), False))
     assert chosen is None
+
+
+def test_a_beam_line_kept_only_for_want_of_one_that_fits_loses_to_a_copy_that_fits(shipped: LlamaCppBackend) -> None:
+    """`nx` alone (a fragment the beam kept as nothing fitted) is far likelier than the notebook's long
+    line; a copy that keeps the rules still wins, and loses to a beam line that keeps them too."""
+    index = index_of(shipped.vocab)
+    prompt = shipped.tokenize("import networkx as nx\nf, ax = plt.subplots(1, 2)\nstreets.plot(color='k', ax=ax[0])"
+                              "\n\nf, ax = plt.subplots(1, 2)\n")
+    copy = shipped.tokenize("streets.plot(color='k', ax=ax[0], linewidth=0.5, alpha=0.25, zorder=1)")
+    line = shipped.tokenize("nx\n")
+    fragments = LineRules(syntax=Fragments("import networkx as nx\nnx.draw(G)\n"))
+
+    def choose(rules: LineRules) -> list[int] | None:
+        return probe(shipped, prompt, lambda model: copies.choose(model, index, set(), line, [copy], b"", rules, False))
+
+    assert choose(fragments) == copy
+    assert choose(LineRules()) is None
 
 
 def test_the_plan_carries_the_copies_and_a_winning_copy_replaces_the_beams_line(shipped: LlamaCppBackend) -> None:

@@ -29,6 +29,12 @@ def test_a_lone_imported_name_is_a_fragment() -> None:
     assert not rule.fits(b"pd") and rule.fits(b"sales") and rule.fits(b"sns.set_theme()") and rule.fits(b"svm.SVC()")
 
 
+def test_a_lone_name_the_notebook_writes_only_before_a_dot_is_a_fragment() -> None:
+    """`nx` only ever as `nx.`: a module whose import the prompt may not reach; `G` also stands alone."""
+    rule = Fragments("G = nx.Graph()\nnx.draw(G)\npos = nx.spring_layout(G)\n")
+    assert not rule.fits(b"nx") and rule.fits(b"G") and rule.fits(b"pos") and rule.fits(b"nx.draw(G)")
+
+
 def test_the_likeliest_line_that_is_no_fragment_wins() -> None:
     """"a" (0.6) ends at once; "x" (0.4) is the notebook's name: it wins where "a" is a fragment."""
     seek, _ = table_model({(): {1: 0.6, 4: 0.4}, (1,): {3: 0.9}, (4,): {3: 0.9}})

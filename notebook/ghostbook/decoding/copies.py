@@ -74,8 +74,8 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     own = list(line)
     if not open_line and own and b"\n" in pieces[own[-1]] and not pieces[own[-1]].strip():
         own = own[:-1]  # scored as a line with its end, like the copies
-    if not said.strip() or not own:
-        beam_score = -np.inf  # the beam has nothing to say here: any copy is better than nothing
+    if not said.strip() or not own or (not open_line and not keeps_rules(said, rules)):
+        beam_score = -np.inf  # the beam has nothing to say here, or only a line it keeps for want of one
     else:
         beam_score = line_score(model, index, ends, own, closed=not open_line)
     best: tuple[float, list[int]] | None = None

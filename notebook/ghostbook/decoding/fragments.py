@@ -24,8 +24,8 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+\(?([\w. \t
 
 class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
-    notebook around the cursor) does not have as a word or binds by an import (`sns`, `nx`: a module
-    shown says nothing), or a `#` with nothing after it."""
+    notebook around the cursor) does not have as a word, binds by an import or writes only before a
+    dot (`sns`, `nx`: a module shown says nothing), or a `#` with nothing after it."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -49,7 +49,21 @@ class Fragments:
         code = line.strip()
         if code == b"#":
             return False
-        return _NAME.fullmatch(code) is None or (code in self._words and code not in self._imported)
+        return _NAME.fullmatch(code) is None or (code in self._words and code not in self._imported
+                                                 and code not in self._owners)
+
+    @functools.cached_property
+    def _owners(self) -> frozenset[bytes]:
+        """Names the text writes only before a dot (`nx.draw(...)`, `plt.show()`): modules, mostly,
+        whose import may be out of the text's reach."""
+        before_dot: set[bytes] = set()
+        elsewhere: set[bytes] = set()
+        text = self.text.encode("utf-8", "replace")
+        for m in _NAME.finditer(text):
+            if m.start() and text[m.start() - 1 : m.start()] == b".":
+                continue
+            (before_dot if text[m.end() : m.end() + 1] == b"." else elsewhere).add(m.group())
+        return frozenset(before_dot - elsewhere)
 
 
 class AllFit:
