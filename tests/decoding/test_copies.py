@@ -60,7 +60,8 @@ def test_a_beam_line_kept_only_for_want_of_one_that_fits_loses_to_a_copy_that_fi
     index = index_of(shipped.vocab)
     prompt = shipped.tokenize("import networkx as nx\nf, ax = plt.subplots(1, 2)\nstreets.plot(color='k', ax=ax[0])"
                               "\n\nf, ax = plt.subplots(1, 2)\n")
-    copy = shipped.tokenize("streets.plot(color='k', ax=ax[0], linewidth=0.5, alpha=0.25, zorder=1)")
+    copy = shipped.tokenize("streets.plot(color='k', ax=ax[0], linewidth=0.5, alpha=0.25, zorder=1, label='streets', "
+                            "edgecolor='none', markersize=3)")
     line = shipped.tokenize("nx\n")
     fragments = LineRules(syntax=Fragments("import networkx as nx\nnx.draw(G)\n"))
 

@@ -25,10 +25,9 @@ from ghostbook.models.backend import Evaluation
 # Nats added to a copied line's log-probability: the notebook's own text is evidence the 3.4M model
 # weighs far too little. `RANK_COST`: nats taken off per place down the candidates' order (the order
 # `completion.candidates` found them in: nearest, best-founded first). Tuned on the notebook
-# benchmark's validation split (414 tasks, default plan; exact 0 without candidates): 5 / 11 / 15
-# tasks at a bonus of 0 / 4 / 8 without the rank cost, 32 at 20 with it (an unbounded bonus ~3 more
-# in a replay of the logged scores); 20 keeps the model a veto over a copy it finds absurd.
-COPY_BONUS = 20.0
+# benchmark's validation split (README, "What the notebook repeats" and "After `module.`"); a
+# bounded bonus keeps the model a veto over a copy it finds absurd.
+COPY_BONUS = 32.0
 RANK_COST = 3.0
 
 
