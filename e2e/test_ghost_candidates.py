@@ -83,3 +83,25 @@ def test_a_known_key_is_suggested_on_a_pause(server: Server, page: Page) -> None
     type_in_cell(page, cells(page).nth(1), "total = df['rev")
     assert wait_ghost_done(page).split("\n")[0] == "enue_2024"
     shot(page, "candidates-pause.png")
+
+
+def test_a_calls_arguments_and_a_modules_names_inside_auto_closed_brackets(server: Server, page: Page) -> None:
+    """`plt.subplots(1, 3, ` (the editor closed the bracket) under another `plt.subplots` call: its
+    keyword argument, whole (the suggestion's own `)` kept), and Tab leaves one `)`; `fig, ax = plt.`
+    gets one of matplotlib's names, not the notebook's `sales`."""
+    above = ("import numpy as np\nimport matplotlib.pyplot as plt\nsales = np.arange(4)\n"
+             "fig, ax = plt.subplots(2, 2, figsize=(10, 8))\nax[0, 0].plot(sales)")
+    write_notebook(server.root / "calls.ipynb", [("code", above), ("code", ""), ("code", "")])
+    open_notebook(page, server.url("/notebooks/calls.ipynb"))
+    cell = cells(page).nth(1)
+    type_in_cell(page, cell, "fig, axes = plt.subplots(1, 3, ")
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page).split("\n")[0] == "figsize=(10, 8)"
+    shot(page, "candidates-call.png")
+    page.keyboard.press("Tab")
+    assert doc_text(cell).split("\n")[0] == "fig, axes = plt.subplots(1, 3, figsize=(10, 8))"
+    other = cells(page).nth(2)
+    type_in_cell(page, other, "fig, ax = plt.")
+    page.keyboard.press("Control+Space")
+    shown = wait_ghost_done(page).split("\n")[0]
+    assert shown.split("(")[0] in {"subplots", "figure", "gca", "gcf"} and "sales" not in shown, shown
