@@ -141,3 +141,26 @@ async def test_a_notebook_slow_to_serialise_is_saved_less_often(tmp_path: Path) 
     gaps = [b - a for a, b in zip(writes, writes[1:], strict=False)]
     assert gaps and min(gaps) >= 0.2 + 0.1 - 0.02
     await saver.flush()
+
+
+async def test_a_save_cancels_the_timer_of_the_changes_it_holds(tmp_path: Path) -> None:
+    """A change made before a save (its timer pending) and one made after it: the next save waits from
+    the save, not from the first change's timer (which once fired 0.2 s after the save began)."""
+    writes: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    def slow_snapshot() -> dict[str, Any]:
+        writes.append(loop.time())
+        time.sleep(0.1)
+        return notebook("big")
+
+    saver = Autosaver(tmp_path / "n.ipynb", slow_snapshot, lambda s: None, delay=0.02)
+    saver.mark_dirty()
+    await saver.flush()  # the cost is known: 0.1 s
+    saver.mark_dirty()  # its timer: 0.2 s from now
+    await saver.save()  # holds that change
+    await asyncio.sleep(0.02)
+    saver.mark_dirty()  # a change after the save: 0.2 s from now
+    await asyncio.sleep(0.5)
+    assert len(writes) == 3 and writes[2] - writes[1] >= 0.2 + 0.02
+    await saver.flush()

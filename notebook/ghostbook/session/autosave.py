@@ -88,6 +88,7 @@ class Autosaver:
         if self._disabled:
             return False
         self._dirty = False
+        self._cancel_timer()  # this write holds every change so far; one made while it runs sets its own timer
         self._set_status("saving", None)
         try:
             started = time.perf_counter()
