@@ -107,7 +107,12 @@ def _keyword_argument(text: str, start: int, end: int) -> bool:
     """Whether the name at `start`:`end` stands as a keyword argument: `(` or `,` before it, `=` (not
     `==`) after it (`figsize=` says nothing of what `plt.figsize` would be)."""
     rest = text[end : end + 3].lstrip(" ")
-    return rest.startswith("=") and not rest.startswith("==") and text[:start].rstrip()[-1:] in ("(", ",")
+    if not rest.startswith("=") or rest.startswith("=="):
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t\n":
+        i -= 1
+    return i >= 0 and text[i] in "(,"
 
 
 def _name_char(text: str, at: int) -> bool:
