@@ -79,7 +79,6 @@ _USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
 _CALLED = re.compile(rf"{_IDENT}(?=[(.])")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
 _TRIPLE = re.compile(r"(\"\"\"|''')[\s\S]*?\1")
-_CLOSE = {"(": ")", "[": "]", "{": "}"}
 _MIRROR = str.maketrans("()[]{}", ")(][}{")
 _KNOWN = set(dir(builtins)) | set(keyword.kwlist)
 
