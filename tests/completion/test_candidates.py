@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ghostbook.completion import gate
-from ghostbook.completion.candidates import MAX_CANDIDATES, bound_names, candidates, completes_key
+from ghostbook.completion.candidates import MAX_CANDIDATES, candidates, completes_key
 from ghostbook.completion.context import CellText, ContextBuilder
 
 from tests.completion.conftest import FakeCell
@@ -47,13 +47,37 @@ def test_names_from_the_kernel_namespace_summary() -> None:
 
 
 def test_imports_the_notebook_uses_but_lacks() -> None:
-    found = candidates("import ", "", "\n\n" + MODEL)
-    assert found[0] == "numpy as np"  # `np.` is used below and never imported
-    assert "pandas as pd" in found and len(found) <= MAX_CANDIDATES
+    # `np.` is used below and never imported: that, and no common import the notebook does not use
+    assert candidates("import ", "", "\n\n" + MODEL) == ["numpy as np"]
+    assert candidates("import ", "", "x = 1") == ["numpy as np", "pandas as pd", "matplotlib.pyplot as plt",
+                                                  "seaborn as sns"][:MAX_CANDIDATES]  # no evidence: the common ones
     assert candidates("import mat", "", "\n\n" + PLOT)[0] == "plotlib.pyplot as plt"
     names = candidates("from sklearn.model_selection import ", "", MODEL)
-    assert names[0] == "train_test_split" and "LogisticRegression" in names and "clf" not in names
+    # the table's name for the module first, then a class; `X`, `y` (read, never bound: data) last
+    assert names[:2] == ["train_test_split", "LogisticRegression"] and "clf" not in names
     assert candidates("from sklearn.linear_model import Log", "", MODEL) == ["isticRegression"]
+
+
+def test_imports_see_what_the_parser_sees() -> None:
+    """A name used as a module below (`corner.corner(`) is the import, not a word in a string
+    (`'figure.dpi'`), a parameter (`ax.`), an exception (`e.`) or a comprehension's variable (`p.`)."""
+    below = ("\n\nplt.rcParams['figure.dpi'] = 130\n\ndef draw(ax):\n    ax.plot([p.x for p in points])\n\n"
+             "try:\n    fig = corner.corner(samples)\nexcept ValueError as e:\n    print(e.args)")
+    assert candidates("import ", "import matplotlib.pyplot as plt\n", below) == ["corner"]
+    assert candidates("", "import matplotlib.pyplot as plt\n", "\nnp.zeros(3)" + below)[0] == "import numpy as np"
+
+
+def test_from_imports_take_the_names_the_notebook_reads_but_never_binds() -> None:
+    """A base class, a keyword argument's value, an annotation: read, never bound (what `from X import `
+    brings); a function's parameter (`self`) and a loop's variable are bound."""
+    below = ("\n\nclass PrintGraph(Graph):\n    def add(self, n):\n        for i in n:\n            self.add_node(i)\n\n"
+             "fit = DistributedModel(data, model_class=GLM)\n\ndef f(x: NamedArray) -> None:\n    pass")
+    assert candidates("from networkx import ", "", below)[:1] == ["Graph"]
+    found = candidates("from mypackage.models import ", "", below)
+    assert found == ["Graph", "DistributedModel", "GLM", "NamedArray"] and "self" not in found
+    assert candidates("from mypackage.models import N", "", below) == ["amedArray"]
+    # a cell cut at the cursor (no parse) still binds what its first lines bind
+    assert candidates("from networkx import ", "g = Graph()\nfor i in range(3):\n", below)[:1] == ["Graph"]
 
 
 def test_a_module_imported_as_gets_its_usual_alias() -> None:
@@ -174,12 +198,6 @@ def test_a_known_key_lets_an_automatic_request_into_a_string() -> None:
     assert gate.skip_reason(source, len(source), "auto", code_only=True) == "inside a string"
     assert gate.skip_reason(source, len(source), "auto", code_only=True, known_key=lambda: True) is None
     assert gate.skip_reason(source, len(source), "auto", code_only=True, known_key=lambda: False) == "inside a string"
-
-
-def test_bound_names_of_real_cells() -> None:
-    assert {"pd", "plt", "df"} <= bound_names(LOAD)
-    assert {"X_train", "X_test", "y_train", "y_test", "clf"} <= bound_names(MODEL)
-    assert "np" not in bound_names(MODEL)
 
 
 def test_the_context_carries_the_whole_notebook() -> None:

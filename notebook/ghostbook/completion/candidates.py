@@ -37,11 +37,12 @@ import json
 import keyword
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from importlib import resources
 
 from ghostbook.completion.analogies import analogies
 from ghostbook.completion.calls import call_rests, closers, outside_strings
+from ghostbook.completion.code_names import CodeNames, code_names
 from ghostbook.completion.module_attributes import at_cursor
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
@@ -69,14 +70,8 @@ _STRING_PARTIAL = re.compile(r"""(['"])([^'"\\\n]*)$""")
 _STRING = re.compile(r"""(['"])([A-Za-z0-9_ .\-]{1,40})\1""")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]*(?:\s+as\s+\w*)?)$")  # `import x`, `import x as y`
 _FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+(?:[\w\s,]*,\s*)?(\w*)$")
-_BOUND = re.compile(rf"^\s*(?:import\s+[\w.]+\s+as\s+({_IDENT})|import\s+({_IDENT})"
-                    rf"|from\s+[\w.]+\s+import\s+(\([\w\s,]+\)|[\w \t,]+)|def\s+({_IDENT})|class\s+({_IDENT})"
-                    rf"|for\s+([\w\s,()]+?)\s+in\b|({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=[^=])",
-                    re.M)
 _ASSIGNED = re.compile(rf"^\s*({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=(?!=)")
 _IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
-_USED_MODULE = re.compile(rf"(?<![\w.]){_IDENT}(?=\.[A-Za-z_])")
-_CALLED = re.compile(rf"{_IDENT}(?=[(.])")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
 _TRIPLE = re.compile(r"(\"\"\"|''')[\s\S]*?\1")
 _MIRROR = str.maketrans("()[]{}", ")(][}{")
@@ -98,7 +93,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     if (m := _IMPORT.match(head)) is not None:
         found = _imports(m.group(1), before, after)
     elif (m := _FROM_IMPORT.match(head)) is not None:
-        found = _unbound_names(m.group(1), before, after) or _module_lines(head, before, after)
+        found = _unbound_names(head, m.group(1), before, after) or _module_lines(head, before, after)
     elif _in_string(head):  # a key being typed: the notebook's keys before whatever followed them elsewhere
         found = _words(head, before, after) + _continuations(head.lstrip(), before, after)
     else:
@@ -295,40 +290,36 @@ def _in_string(head: str) -> bool:
     return string is not None and head.count(string.group(1)) % 2 == 1
 
 
-def bound_names(text: str) -> set[str]:
-    """Names the code binds: imports, definitions, assignment and loop targets."""
-    names: set[str] = set()
-    for m in _BOUND.finditer(text):
-        for group in m.groups():
-            if group:
-                names.update(w for w in _WORD.findall(group) if w not in ("as", "import"))
-    return names
-
-
 def _imports(partial: str, before: str, after: str) -> list[str]:
-    """After `import `: modules used (`name.`) but not bound, by their usual alias; then the common ones."""
-    bound = bound_names(before + "\n" + after)
-    out = _used_modules(before, after, bound)
-    out += [c for c in COMMON_IMPORTS if c not in out and c.rsplit(" ", 1)[-1] not in bound]
+    """After `import `: modules used (`name.`) but not bound, by their usual alias; the common ones only
+    where the notebook uses none (its own evidence is not to be outvoted by a guess)."""
+    above, below = code_names(before), code_names(after)
+    out = _used_modules(above, below, above.bound | below.bound)
+    if not [c for c in out if c.startswith(partial) and len(c) > len(partial)]:
+        out += [c for c in COMMON_IMPORTS if c not in out and c.rsplit(" ", 1)[-1] not in above.bound | below.bound]
     if " as " in partial:  # `import seaborn as ` -> `sns`: any module's usual alias
         partial = " ".join(partial.split()) + (" " if partial.endswith(" ") else "")
         out += [c for c in ALIASES.values() if c not in out]
     return [c[len(partial):] for c in out if c.startswith(partial) and len(c) > len(partial)]
 
 
-def _used_modules(before: str, after: str, bound: set[str]) -> list[str]:
-    """The modules the code uses (`name.`) but does not bind, as an import spells them (`numpy as np`),
-    nearest first."""
+def _used_modules(above: CodeNames, below: CodeNames, bound: Collection[str]) -> list[str]:
+    """The modules the code reads attributes of (`name.`) but does not bind, as an import spells them
+    (`numpy as np`), nearest first."""
     out: list[str] = []
-    for m in _nearest(before, after, _USED_MODULE):
-        name = m.group()
-        line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
-        if name in bound or name in _KNOWN or "#" in line or line.lstrip().startswith(("import ", "from ")):
+    for name in _alternating(above.dotted[::-1], below.dotted):
+        if name in bound or name in _KNOWN:
             continue
         spelled = ALIASES.get(name, name if name.islower() else "")
         if spelled and spelled not in out:
             out.append(spelled)
     return out
+
+
+def _alternating(first: Sequence[str], second: Sequence[str]) -> Iterable[str]:
+    """One of `first`, one of `second`, and so on; then what is left of either."""
+    for pair in itertools.zip_longest(first, second):
+        yield from (name for name in pair if name is not None)
 
 
 def _missing_imports(before: str, after: str) -> list[str]:
@@ -341,12 +332,13 @@ def _missing_imports(before: str, after: str) -> list[str]:
     below_only = bool(above.strip()) and not _IMPORT_LINE.match(above)
     if below_only and not before.endswith("\n\n"):
         return []
-    bound = bound_names(before + "\n" + after)
+    up, down = code_names(before), code_names(after)
+    bound = set(up.bound | down.bound)
     if below_only:  # a name the code above uses is imported (if at all) elsewhere, not here
-        bound |= {m.group() for m in _WORD.finditer(before)}
-    used = ["import " + c for c in _used_modules(before, after, bound) if c in ALIASES.values() or _is_module(c)]
+        bound |= set(up.read)
+    used = ["import " + c for c in _used_modules(up, down, bound) if c in ALIASES.values() or _is_module(c)]
     table = from_imports()
-    named = [f"from {table[name]} import {name}" for name in _unbound(before, after, bound) if name in table]
+    named = [f"from {table[name]} import {name}" for name in _unbound(up, down, bound) if name in table]
     return used + named
 
 
@@ -364,7 +356,7 @@ def from_imports() -> dict[str, str]:
 @functools.lru_cache(maxsize=1024)
 def _is_module(name: str) -> bool:
     """Whether `name` is a module this Python has (the standard library's or an installed one's): `os`,
-    `sklearn`, not `df` (a variable bound where `bound_names` does not look)."""
+    `sklearn`, not `df` (a variable bound where `code_names` does not see it)."""
     if name in sys.stdlib_module_names:
         return True
     try:
@@ -375,32 +367,32 @@ def _is_module(name: str) -> bool:
 
 def names_to_import(before: str, after: str) -> list[str]:
     """Names the notebook (`before` and `after` the cursor's line) uses but never binds (`_unbound`)."""
-    before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
-    return list(_unbound(before, after, bound_names(before + "\n" + after)))
+    up, down = code_names(_code(before[-WINDOW:])), code_names(_code(after[:WINDOW]))
+    return list(_unbound(up, down, up.bound | down.bound))
 
 
-def _unbound_names(partial: str, before: str, after: str) -> list[str]:
-    """After `from X import `: names the notebook uses but never binds (below the cursor first)."""
-    out: list[str] = []
-    for name in _unbound(before, after, bound_names(before + "\n" + after)):
-        if name.startswith(partial) and len(name) > len(partial):
-            out.append(name)
-            if len(out) == MAX_CANDIDATES:
-                break
-    return [n[len(partial):] for n in out]
+def _unbound_names(head: str, partial: str, before: str, after: str) -> list[str]:
+    """After `from X import `: names the notebook uses but never binds, below the cursor first; those
+    the attribute table lists for X first, then those that look imported (called, read an attribute
+    of, or capitalised: `GLM`, not `X` or `df`), then the others."""
+    up, down = code_names(before), code_names(after)
+    names = [n for n in _unbound(up, down, up.bound | down.bound) if n.startswith(partial) and len(n) > len(partial)]
+    module = at_cursor(head, "")
+    listed = set(module.names) if module is not None else set()
+    used = set(up.called + up.dotted + down.called + down.dotted)
+
+    def tier(name: str) -> int:
+        return 0 if name in listed else 1 if name in used or (len(name) > 1 and name[0].isupper()) else 2
+
+    return [n[len(partial):] for n in sorted(names, key=tier)[:MAX_CANDIDATES]]
 
 
-def _unbound(before: str, after: str, bound: set[str]) -> Iterable[str]:
-    """Names the code calls or reads attributes of (`f(`, `stats.`) but never binds, below the cursor
-    first, each once; not on import lines, not builtins, not attributes or inside strings."""
+def _unbound(up: CodeNames, down: CodeNames, bound: Collection[str]) -> Iterable[str]:
+    """Names the code reads but never binds, below the cursor first (each in the order of its first
+    reading), each once; not builtins."""
     seen: set[str] = set()
-    for m in _CALLED.finditer(after + "\n" + before):
-        name = m.group()
-        prev = m.string[m.start() - 1] if m.start() else ""
-        line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
-        if line.lstrip().startswith(("import ", "from ")):  # `sklearn.` in `from sklearn.svm import SVC`
-            continue
-        if name in bound or name in _KNOWN or prev in ".'\"" or name in seen:
+    for name in (*down.read, *up.read):
+        if name in bound or name in _KNOWN or name in seen:
             continue
         seen.add(name)
         yield name
