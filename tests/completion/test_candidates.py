@@ -70,8 +70,9 @@ def test_imports_see_what_the_parser_sees() -> None:
 def test_from_imports_take_the_names_the_notebook_reads_but_never_binds() -> None:
     """A base class, a keyword argument's value, an annotation: read, never bound (what `from X import `
     brings); a function's parameter (`self`) and a loop's variable are bound."""
-    below = ("\n\nclass PrintGraph(Graph):\n    def add(self, n):\n        for i in n:\n            self.add_node(i)\n\n"
-             "fit = DistributedModel(data, model_class=GLM)\n\ndef f(x: NamedArray) -> None:\n    pass")
+    below = ("\n\nclass PrintGraph(Graph):\n    def add(self, n):\n        for i in n:\n"
+             "            self.add_node(i)\n\nfit = DistributedModel(data, model_class=GLM)\n\n"
+             "def f(x: NamedArray) -> None:\n    pass")
     assert candidates("from networkx import ", "", below)[:1] == ["Graph"]
     found = candidates("from mypackage.models import ", "", below)
     assert found == ["Graph", "DistributedModel", "GLM", "NamedArray"] and "self" not in found
@@ -134,6 +135,18 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert candidates("total = ", above, "") == []  # no name of its family above
     # a line named after the string it loads renames it, whatever the new name
     assert candidates("titanic = ", 'tips = sns.load_dataset("tips")\n', "") == ['sns.load_dataset("titanic")']
+
+
+def test_an_analogy_goes_before_the_plain_copy_and_a_variant_before_a_role() -> None:
+    """`BM_X_test, ... = load_basic_motions(` below the `train` line: the `test` rest (the analogy renames
+    `train` through) before the copy of that line's rest; `res_fedfunds3 = ` below `mod_fedfunds3 = ...`:
+    the variant of `res_fedfunds = mod_fedfunds.fit()` before the line above with its role renamed."""
+    above = 'BM_X_train, BM_y_train = load_basic_motions(split="train", return_X_y=True)\n'
+    assert candidates("BM_X_test, BM_y_test = load_basic_motions(", above, "")[:2] == [
+        'split="test", return_X_y=True)', 'split="train", return_X_y=True)']
+    above = "res_fedfunds = mod_fedfunds.fit()\nmod_fedfunds3 = sm.tsa.MarkovRegression(dta, k_regimes=3)\n"
+    assert candidates("res_fedfunds3 = ", above, "") == [
+        "mod_fedfunds3.fit()", "sm.tsa.MarkovRegression(dta, k_regimes=3)"]
 
 
 def test_a_new_cell_gets_the_imports_only_the_code_below_it_lacks() -> None:

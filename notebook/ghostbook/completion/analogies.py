@@ -25,23 +25,28 @@ def analogies(head: str, before: str, after: str) -> list[str]:
     want = _TOKEN.findall(code)
     if len(want) < 2 or not any(_is_name(t) for t in want):
         return []
-    out: list[str] = []
+    variants: list[str] = []
+    others: list[str] = []
     lines = itertools.chain(reversed(before.split("\n")), after.split("\n"))
     for line in itertools.islice((ln.strip() for ln in lines if ln.strip()), ANALOGY_LINES):
-        rest = _renamed_rest(want, line)
-        if rest is not None:
+        found = _renamed_rest(want, line, typing=_is_name(code[-1]))
+        if found is not None:
+            rest, variant = found
             rest = rest.lstrip() if code[-1:].isspace() else rest
-            if rest.strip() and rest not in out:
-                out.append(rest)
-    return out
+            if rest.strip() and rest not in variants + others:
+                (variants if variant else others).append(rest)
+    return variants + others
 
 
-def _renamed_rest(want: list[str], line: str) -> str | None:
+def _renamed_rest(want: list[str], line: str, typing: bool = False) -> tuple[str, bool] | None:
     """`line`'s text after its first `len(want)` tokens, if those are `want`'s but for one or two names
     or numbers renamed alike (`res_p` -> `res_h`: they share a start or an end); the rest with the same
-    renames, also inside other names (`mod_p` -> `mod_h`). None if it is no such line."""
+    renames, also inside other names (`mod_p` -> `mod_h`), and whether every rename makes a variant of
+    the name (`res_p` -> `res_h`, `ax1` -> `ax2`: the same thing for another case) rather than another
+    role in one case (`mod_h` -> `res_h`: the line above, rarely written twice). None if it is no such
+    line. `typing`: the last of `want` is a name being typed (`lst.sor`), which no rename may change."""
     tokens = list(_TOKEN.finditer(line))
-    if len(tokens) <= len(want):
+    if len(tokens) <= len(want) or typing and tokens[len(want) - 1].group() != want[-1]:
         return None
     renames: dict[str, str] = {}
     rest = line[tokens[len(want) - 1].end() :]
@@ -56,7 +61,8 @@ def _renamed_rest(want: list[str], line: str) -> str | None:
     if not renames or len(renames) > 2 or len(set(renames.values())) < len(renames):
         return None
     inside = [_inner_rename(old, new) for old, new in renames.items()]
-    return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest)
+    variant = all(_variant(old, new) or _quoted(old, rest) for old, new in renames.items())
+    return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest), variant
 
 
 def _alike(old: str, new: str) -> bool:
@@ -65,6 +71,12 @@ def _alike(old: str, new: str) -> bool:
     if old[0].isdigit() and new[0].isdigit() or old.rstrip("0123456789") == new.rstrip("0123456789"):
         return True  # numbers, or one name numbered (`x1` / `x2`)
     return len(os.path.commonprefix([old, new])) >= 2 or len(os.path.commonprefix([old[::-1], new[::-1]])) >= 2
+
+
+def _variant(old: str, new: str) -> bool:
+    """Whether `new` names a variant of `old` (a common start, the end changed: `res_p` / `res_h`,
+    `X_train` / `X_test`, `ax1` / `ax2`), not another role (a common end only: `mod_h` / `res_h`)."""
+    return old[0].isdigit() and new[0].isdigit() or len(os.path.commonprefix([old, new])) >= 1
 
 
 def _quoted(name: str, rest: str) -> bool:
@@ -79,6 +91,9 @@ def _inner_rename(old: str, new: str) -> tuple[re.Pattern[str], str] | None:
     p = len(os.path.commonprefix([old, new]))
     q = len(os.path.commonprefix([old[p:][::-1], new[p:][::-1]]))
     mid_old, mid_new = old[p : len(old) - q], new[p : len(new) - q]
+    if not mid_old and not q and "_" in old[1:]:  # `res_fedfunds` -> `res_fedfunds3`: `mod_fedfunds` too
+        last = old.rsplit("_", 1)[1]
+        return (re.compile(f"(?<=_){re.escape(last)}$"), last + mid_new) if len(last) >= 2 else None
     if not mid_old:
         return None
     if mid_old.isdigit() and mid_new.isdigit() and not q:  # `ax1` -> `ax2`: `subplot(211)` -> `subplot(212)`

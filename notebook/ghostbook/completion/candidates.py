@@ -98,8 +98,9 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
         found = _words(head, before, after) + _continuations(head.lstrip(), before, after)
     else:
         # a module's commonest lines where the notebook has no line of its own going on so
-        found = (_continuations(head.lstrip(), before, after) or _module_lines(head, before, after)) + \
-            call_rests(head, before, after) + analogies(head, before, after) + _words(head, before, after)
+        found = analogies(head, before, after) + \
+            (_continuations(head.lstrip(), before, after) or _module_lines(head, before, after)) + \
+            call_rests(head, before, after) + _words(head, before, after)
     out: list[str] = []
     tail = rest.strip()
     for text in found:
