@@ -105,3 +105,28 @@ def test_a_calls_arguments_and_a_modules_names_inside_auto_closed_brackets(serve
     page.keyboard.press("Control+Space")
     shown = wait_ghost_done(page).split("\n")[0]
     assert shown.split("(")[0] in {"subplots", "figure", "gca", "gcf"} and "sales" not in shown, shown
+
+
+def test_the_imports_the_cells_below_need(server: Server, page: Page) -> None:
+    """A notebook whose cells use `corner.corner(...)` and subclass `Graph`, neither imported (a word in a
+    string, `'figure.dpi'`, and a parameter, `ax.`, are no modules): `import ` gets `corner` (not a
+    common import the notebook does not use), and `from networkx import ` gets `Graph`."""
+    body = ("plt.rcParams['figure.dpi'] = 130\n\ndef draw(ax):\n    ax.plot([1, 2])\n\n"
+            "fig = corner.corner(samples)\n\nclass PrintGraph(Graph):\n    pass")
+    write_notebook(server.root / "imports.ipynb", [("code", "import matplotlib.pyplot as plt\n"), ("code", body)])
+    open_notebook(page, server.url("/notebooks/imports.ipynb"))
+    cell = cells(page).nth(0)
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("import ")
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page).split("\n")[0] == "corner"
+    shot(page, "candidates-import.png")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    page.keyboard.type("from networkx import ")
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page).split("\n")[0] == "Graph"
+    shot(page, "candidates-from-import.png")
+    page.keyboard.press("Tab")
+    assert doc_text(cell).split("\n")[1:3] == ["import corner", "from networkx import Graph"]
