@@ -223,20 +223,22 @@ def test_the_context_carries_the_whole_notebook() -> None:
 
 
 async def test_a_column_from_a_cell_above_through_the_editor_path(tmp_path: Path) -> None:
-    """The shipped model, the real service: `df['rev` gets the column defined above; without the
-    candidates (the setting off) the plain beam does not produce it."""
-    cells = [FakeCell("a", "code", LOAD), FakeCell("b", "code", "total = df['rev")]
+    """The shipped model, the real service: `df['rev` gets the column defined cells above, further up
+    than the model's prompt reaches; without the candidates (the setting off) the model cannot know it."""
+    filler = [FakeCell(f"f{i}", "code", f"x_{i} = np.linspace(0, {i}, 50)\nplt.plot(x_{i}, np.sin(x_{i}))")
+              for i in range(40)]
+    cells = [FakeCell("a", "code", LOAD), *filler, FakeCell("b", "code", "total = df['rev")]
     service, out, _ = make_service(tmp_path, cells=cells)
     service.store.update({"search_ms": 0})  # the beam unhurried: what it finds does not hang on the machine's speed
     try:
-        await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
+        await service.suggest("t1", suggest("r1", "b", len(cells[-1].source), "forced"))
         assert out.of("suggestion", "r1")[-1]["text"] == "enue_2024']"  # the copied line, and only that
         service.cache.clear()
-        await service.suggest("t1", suggest("r0", "b", len(cells[1].source), "auto"))  # inside a string: let in
+        await service.suggest("t1", suggest("r0", "b", len(cells[-1].source), "auto"))  # inside a string: let in
         assert out.of("suggestion", "r0")[-1]["text"] == "enue_2024']"
         service.store.update({"notebook_candidates": False})
         service.cache.clear()
-        await service.suggest("t1", suggest("r2", "b", len(cells[1].source), "forced"))
+        await service.suggest("t1", suggest("r2", "b", len(cells[-1].source), "forced"))
         assert out.of("suggestion", "r2")[-1]["text"].split("\n")[0] != "enue_2024']"
     finally:
         await service.close()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ghostbook.decoding.beam import log_softmax
 from ghostbook.decoding.plan import DecodePlan
 from ghostbook.decoding.speculative import lookup
 from ghostbook.models.backend import Backend, TokenOut
@@ -17,6 +18,7 @@ from ghostbook.models.templates import build_prompt, get_template, stop_ids
 from ghostbook.models.transformers_backend import TransformersBackend
 from ghostbook.training.export import default_model_path
 
+from tests.decoding.conftest import KERNEL_NOISE, probe
 from tests.models.conftest import build_tiny_gguf
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -180,6 +182,10 @@ def test_greedy_after_a_beam_is_the_same(shipped: LlamaCppBackend) -> None:
                 out: list[TokenOut] = []
                 shipped.generate(prompt, plan, lambda: False, out.append)
                 outs.append([t.id for t in out])
-            assert outs[0] == outs[1]
+            if outs[0] != outs[1]:  # only at a near tie, which llama.cpp's batched kernels may break otherwise
+                k = next(i for i, (a, b) in enumerate(zip(*outs, strict=False)) if a != b)
+                row = probe(shipped, prompt, lambda model, done=outs[0][:k]: model.logits([done])[0])
+                lp = log_softmax(row)
+                assert abs(lp[outs[0][k]] - lp[outs[1][k]]) < KERNEL_NOISE, (k, outs)
     finally:
         shipped.speculative = False

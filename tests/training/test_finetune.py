@@ -149,7 +149,7 @@ def test_a_rising_heldout_loss_stops_training_and_keeps_the_best_weights(tmp_pat
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     write_house_notebooks(tmp_path / "nbs", 30)
     # a learning rate far too high: the held-out loss at step 20 is worse than at step 10
-    assert main([str(tmp_path / "nbs"), "--steps", "30", "--batch-size", "2", "--lr", "0.05", "--threads", "1",
+    assert main([str(tmp_path / "nbs"), "--steps", "30", "--batch-size", "2", "--lr", "0.3", "--threads", "1",
                  "--patience", "1", "--out", "hot", "--quiet"]) == 0
     report = json.loads((models / "hot" / "finetune.json").read_text())
     assert report["stopped_early"] == 20 and report["kept_step"] == 10 and report["steps"] == 20

@@ -9,7 +9,7 @@ beam keeps (not a line to avoid, indented where a line may start, fitting the ce
 where its score plus `COPY_BONUS` (less `RANK_COST` per place down the candidates' order) beats the
 beam's line, scored the same way (a line the budget cut open as far as it goes: an upper bound of
 any line it becomes), and says more than it. A copy that wins is the whole suggestion: lines after
-it, which the model was not writing, would be its guesswork.
+it, which the model was not writing, would be its guesswork; so is a beam's line that is a copy's.
 """
 from __future__ import annotations
 
@@ -67,6 +67,8 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
         return None
     text = b"".join(pieces[t] for t in line)
     said = text.split(b"\n", 1)[0][len(heal):].rstrip()
+    if said and (same := next((c for c in kept if _text(pieces, c)[len(heal):].rstrip() == said), None)):
+        return same  # the beam wrote the notebook's line itself: it is the whole suggestion all the same
     kept = [c for c in kept if not said.startswith(_text(pieces, c)[len(heal):].rstrip()) or not said]
     if not kept:  # the beam's line already says what each copy says, and more
         return None
