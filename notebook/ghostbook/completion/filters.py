@@ -170,6 +170,26 @@ def drop_truncated_line(text: str, ctx: FilterContext) -> str:
     return text
 
 
+def drop_bodiless_opener(text: str, ctx: FilterContext) -> str:
+    """A suggestion of several lines does not end on a line that opens a block (`else:`) with no body
+    after it, in the suggestion or below the cursor: accepted, it would leave the cell unparseable
+    (the search stops where the body's next line would repeat one above). Such last lines go."""
+    below = next((line for line in ctx.suffix.split("\n")[1:] if line.strip()), "")
+    lines = text.rstrip().split("\n")
+    while len(lines) > 1 and _opens_block(lines[-1]) and _indent(below) <= _indent(lines[-1]):
+        lines.pop()
+    return "\n".join(lines) if len(lines) < len(text.rstrip().split("\n")) else text
+
+
+def _opens_block(line: str) -> bool:
+    code = line.split("#", 1)[0].rstrip() if "'" not in line and '"' not in line else line.rstrip()
+    return code.endswith(":") and not code.lstrip().startswith(("lambda", "#"))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip()) if line.strip() else -1
+
+
 def strip_trailing_whitespace(text: str, ctx: FilterContext) -> str:
     return text.rstrip()
 
@@ -191,7 +211,8 @@ def hold_garbage(text: str, ctx: FilterContext) -> str:
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
                                 drop_repetitive)
 CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, hold_garbage, drop_blank)
-FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_garbage,
+# drop_bodiless_opener after drop_garbage: a line it cuts (a repeated one) may be a block's only body
+FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_garbage, drop_bodiless_opener,
                               drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 
