@@ -24,6 +24,14 @@ def test_the_arguments_after_the_cursors_position_from_another_call() -> None:
     assert call_rests("print(plt.plot(t, ", ABOVE, "") == ['np.sin(x), "r-", label="sin(x)"))']
 
 
+def test_a_call_with_fewer_arguments_gives_its_keyword_arguments() -> None:
+    """`plt.subplots(1, 2, ` where the notebook has `plt.subplots(figsize=(8, 4))`: no third position
+    there, but its keyword argument fits (seen in the browser: the model echoed the call instead)."""
+    above = "fig, ax = plt.subplots(figsize=(8, 4))\n"
+    assert call_rests("fig, axes = plt.subplots(1, 2, ", above, "") == ["figsize=(8, 4))"]
+    assert call_rests("fig, axes = plt.subplots(1, 2, figsize=(3, 3), ", above, "") == []  # it has that one
+
+
 def test_nearest_calls_first_and_none_where_there_is_nothing_to_copy() -> None:
     below = "\nplt.plot(t, y2, 'b--')\n"
     assert call_rests("plt.plot(t, ", ABOVE, below) == ['np.sin(x), "r-", label="sin(x)")', "y2, 'b--')"]

@@ -8,7 +8,15 @@ from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
 from ghostbook.decoding.lines import FurtherLines
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
-from ghostbook.decoding.repetition import NearbyCopies, OwnLines, avoid_first, nearby_lines
+from ghostbook.decoding.repetition import (
+    EchoedCall,
+    EchoStart,
+    NearbyCopies,
+    OwnLines,
+    avoid_first,
+    nearby_lines,
+    open_callee,
+)
 from ghostbook.decoding.suggestion import SuggestionRules
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
@@ -26,6 +34,25 @@ def test_nearby_copies_reach_three_lines_each_way() -> None:
     assert rule.cut("b = 2") == "" and rule.cut("g = 7") == "" and rule.cut("x = 0\n    d = 4") == "x = 0"
     assert rule.cut("a = 1") == "a = 1" and rule.cut("h = 8") == "h = 8"  # 4 lines away
     assert NearbyCopies("total = 0\nx = ", "").cut("0") == "0"  # `x = 0` is no copy of `total = 0`
+
+
+def test_a_suggestion_that_writes_again_the_call_it_is_in_is_none() -> None:
+    """Model step 5000 in the browser: `fig, axes = plt.subplots(1, 2, ` -> `plt.subplots(1, 2,
+    figsize=(8, 4))`, the line typed twice (it parses: the syntax rule lets it through)."""
+    head = "x = 1\nfig, axes = plt.subplots(1, 2, "
+    assert EchoedCall(head).cut("plt.subplots(1, 2, figsize=(8, 4))") == ""
+    assert EchoedCall(head).cut("figsize=(8, 4))") == "figsize=(8, 4))"
+    assert EchoedCall("y = np.sqrt(").cut("np.abs(x))") == "np.abs(x))"  # another call: an argument
+    assert SuggestionRules.around(head, ")").violation("plt.subplots(1, 2)") == "echoes the call it is in"
+    assert [open_callee(h) for h in ("f(a, [1, ", 'print("a(", ', "df['a'].plot(", "z = (", "x = 1")] == [
+        None, "print", "plot", None, None]
+    # the search's side: such a line is dropped as it forms, so the beam offers its next likeliest
+    rule = EchoStart.at(head)
+    assert rule is not None and [rule.allows(t) for t in (b"plt.sub", b"plt.subplots(1", b"figsize", b" np")] == [
+        None, False, True, True]
+    assert EchoStart.at("x = 1") is None
+    plan = DecodePlan.around(Around(head, ")", head, ")"), b"", 16, frozenset(), Choices(beam=4))
+    assert plan.rules.indent is not None and plan.rules.indent.allows(b"plt.subplots(") is False
 
 
 def test_line_count_six_or_a_block_just_opened_up_to_twelve() -> None:

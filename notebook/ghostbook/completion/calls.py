@@ -5,8 +5,9 @@ Notebooks call the same functions again and again with other arguments; the argu
 typed so far are, more often than a 3.4M model's guess, those of another call: the same keyword
 arguments, the same styling. At the start of an argument (after `f(` or `, `), each other call of the
 same callee (the dotted name before the bracket) on one line gives its arguments from the cursor's
-argument's position on, without the keyword arguments the cursor's call already has, closed as the
-cursor's line needs. Pure text, no model here.
+argument's position on (a call with fewer arguments, its keyword arguments: `plt.subplots(1, 2, `
+with `plt.subplots(figsize=(8, 4))` above -> `figsize=(8, 4))`), without the keyword arguments the
+cursor's call already has, closed as the cursor's line needs. Pure text, no model here.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def call_rests(head: str, before: str, after: str) -> list[str]:
     out: list[str] = []
     for args in [*reversed(list(_calls(callee, before))), *_calls(callee, after)]:
         rest = [a.strip() for a in args[len(done) :] if not ((m := _KEYWORD.match(a)) and m.group(1) in used)]
-        if not rest or len(args) <= len(done):
+        if len(args) <= len(done):  # no more positions there: its keyword arguments the cursor's call lacks
+            rest = [a.strip() for a in args if (m := _KEYWORD.match(a)) and m.group(1) not in used]
+        if not rest:
             continue
         line = ("" if spaced else " ") + ", ".join(rest) + ")" + ending
         if line not in out:

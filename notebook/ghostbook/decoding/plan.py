@@ -15,7 +15,7 @@ from ghostbook.decoding.fragments import AllFit, Fragments
 from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules
 from ghostbook.decoding.reading import ReadCheck
-from ghostbook.decoding.repetition import avoid_first, nearby_lines, repeated_lines
+from ghostbook.decoding.repetition import EchoStart, avoid_first, nearby_lines, repeated_lines
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
@@ -97,6 +97,8 @@ class DecodePlan:
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes)) is not None:
             fit = _both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
             begins = attributes if start is None else AllStarts([start, attributes])
+        if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
+            begins = echo if begins is None else AllStarts([begins, echo])
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near),
             begins,

@@ -13,7 +13,9 @@ be cut by the suffix-overlap filter, leaving nothing to show.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
 LOOP_LINES = 4  # the longest run of lines whose repeat `looping_lines` stops
@@ -162,6 +164,63 @@ class NearbyCopies:
             if _key(line) in near:
                 return _first_lines(text, i)
         return text
+
+
+@dataclass(frozen=True)
+class EchoedCall:
+    """A suggestion never starts by writing again the call the cursor is inside: `plt.subplots(1, 2, `
+    + `plt.subplots(1, 2, figsize=(8, 4))` is the line typed twice, not an argument (it parses, so
+    the syntax rule lets it through). Such a suggestion is no suggestion."""
+
+    before: str  # the cursor's cell up to the cursor
+
+    def cut(self, text: str) -> str:
+        callee = open_callee(self.before.rsplit("\n", 1)[-1])
+        return "" if callee and text.lstrip().startswith(callee + "(") else text
+
+
+@dataclass(frozen=True)
+class EchoStart:
+    """The search's side of `EchoedCall`, a start rule (`indentation.StartRule`): a line that begins
+    by writing again `callee(` (the call the cursor is inside) is dropped as it forms, so the beam
+    offers its next likeliest line instead of one the final filter would drop."""
+
+    callee: str
+
+    @classmethod
+    def at(cls, head: str) -> EchoStart | None:
+        """The rule for the cursor's line up to the cursor, where it is inside a call."""
+        callee = open_callee(head)
+        return cls(callee) if callee else None
+
+    def allows(self, text: bytes) -> bool | None:
+        written, echo = text.decode("utf-8", "replace").lstrip(), self.callee + "("
+        if written.startswith(echo):
+            return False
+        return None if echo.startswith(written) else True
+
+
+def open_callee(head: str) -> str | None:
+    """The dotted name whose call the innermost bracket `head` leaves open is (`plt.subplots` in
+    `fig, ax = plt.subplots(1, `), or None (no open call; a string left open)."""
+    opened: list[str | None] = []
+    name: list[str] = []  # the dotted name just read, if the last tokens were one
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(head.lstrip()).readline):
+            if tok.type == tokenize.NAME or tok.type == tokenize.OP and tok.string == "." and name:
+                name.append(tok.string)
+                continue
+            if tok.type == tokenize.OP and tok.string in "([{":
+                opened.append("".join(name) if tok.string == "(" and name and name[-1] != "." else None)
+            elif tok.type == tokenize.OP and tok.string in ")]}" and opened:
+                opened.pop()
+            if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                name = []
+    except tokenize.TokenError:
+        pass  # the bracket left open ends the text mid-statement
+    except (SyntaxError, ValueError):
+        return None
+    return opened[-1] if opened else None
 
 
 def _first_lines(text: str, n: int) -> str:
