@@ -135,6 +135,9 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert candidates("total = ", above, "") == []  # no name of its family above
     # a line named after the string it loads renames it, whatever the new name
     assert candidates("titanic = ", 'tips = sns.load_dataset("tips")\n', "") == ['sns.load_dataset("titanic")']
+    # a variant named after a value renames the value, in its case (seen in the browser: "Lunch" stayed)
+    assert candidates("res_dinner = ", 'res_lunch = tips[tips.time == "Lunch"].tip.mean()\n', "") == [
+        'tips[tips.time == "Dinner"].tip.mean()']
 
 
 def test_an_analogy_goes_before_the_plain_copy_and_a_variant_before_a_role() -> None:

@@ -60,7 +60,8 @@ def _renamed_rest(want: list[str], line: str, typing: bool = False) -> tuple[str
         renames[old] = wanted
     if not renames or len(renames) > 2 or len(set(renames.values())) < len(renames):
         return None
-    inside = [_inner_rename(old, new) for old, new in renames.items()]
+    inside = [_inner_rename(old, new) for old, new in renames.items()] + \
+        [_word_rename(old, new) for old, new in renames.items()]
     variant = all(_variant(old, new) or _quoted(old, rest) for old, new in renames.items())
     return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest), variant
 
@@ -104,11 +105,31 @@ def _inner_rename(old: str, new: str) -> tuple[re.Pattern[str], str] | None:
     return re.compile(f"{where}{re.escape(mid_old)}(?={right})"), mid_new
 
 
+def _word_rename(old: str, new: str) -> tuple[re.Pattern[str], str] | None:
+    """The changed part of a name as a word of its own, any case (`res_lunch` -> `res_dinner`: `Lunch`
+    -> `Dinner` in `tips.time == "Lunch"`): a name's variants are often named after a value."""
+    p = len(os.path.commonprefix([old, new]))
+    q = len(os.path.commonprefix([old[p:][::-1], new[p:][::-1]]))
+    mid_old, mid_new = old[p : len(old) - q], new[p : len(new) - q]
+    if len(mid_old) < 3 or not mid_old.isalpha() or not mid_new.isalpha() or (p and old[p - 1].isalpha()):
+        return None
+    return re.compile(f"(?i)^{re.escape(mid_old)}$"), mid_new
+
+
 def _renamed_inside(name: str, inside: list[tuple[re.Pattern[str], str] | None]) -> str:
     for rename in inside:
         if rename is not None and rename[0].search(name):
-            return rename[0].sub(rename[1], name, count=1)
+            return _cased(rename[0].sub(rename[1], name, count=1), name)
     return name
+
+
+def _cased(new: str, old: str) -> str:
+    """`new` in `old`'s case where `old` is one word in title or upper case (`Lunch` -> `Dinner`)."""
+    if old.isalpha() and old.isupper() and len(old) > 1:
+        return new.upper()
+    if old.isalpha() and old[:1].isupper() and old[1:].islower():
+        return new[:1].upper() + new[1:]
+    return new
 
 
 def _is_name(token: str) -> bool:
