@@ -138,6 +138,9 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     # a variant named after a value renames the value, in its case (seen in the browser: "Lunch" stayed)
     assert candidates("res_dinner = ", 'res_lunch = tips[tips.time == "Lunch"].tip.mean()\n', "") == [
         'tips[tips.time == "Dinner"].tip.mean()']
+    # and then no line named after a string (it fits any name: `sns.load_dataset("res_dinner")`)
+    above = 'tips = sns.load_dataset("tips")\nres_lunch = tips[tips.time == "Lunch"].tip.mean()\n'
+    assert candidates("res_dinner = ", above, "") == ['tips[tips.time == "Dinner"].tip.mean()']
 
 
 def test_an_analogy_goes_before_the_plain_copy_and_a_variant_before_a_role() -> None:

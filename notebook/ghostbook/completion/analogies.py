@@ -25,26 +25,29 @@ def analogies(head: str, before: str, after: str) -> list[str]:
     want = _TOKEN.findall(code)
     if len(want) < 2 or not any(_is_name(t) for t in want):
         return []
-    variants: list[str] = []
-    others: list[str] = []
+    ranked: tuple[list[str], list[str], list[str]] = ([], [], [])  # variants, roles, named after a string
     lines = itertools.chain(reversed(before.split("\n")), after.split("\n"))
     for line in itertools.islice((ln.strip() for ln in lines if ln.strip()), ANALOGY_LINES):
         found = _renamed_rest(want, line, typing=_is_name(code[-1]))
         if found is not None:
-            rest, variant = found
+            rest, rank = found
             rest = rest.lstrip() if code[-1:].isspace() else rest
-            if rest.strip() and rest not in variants + others:
-                (variants if variant else others).append(rest)
-    return variants + others
+            if rest.strip() and all(rest not in kept for kept in ranked):
+                ranked[rank].append(rest)
+    variants, roles, named = ranked
+    # a line named after a string fits any name: only where no name of the family says more
+    return variants + roles if variants or roles else named
 
 
-def _renamed_rest(want: list[str], line: str, typing: bool = False) -> tuple[str, bool] | None:
+def _renamed_rest(want: list[str], line: str, typing: bool = False) -> tuple[str, int] | None:
     """`line`'s text after its first `len(want)` tokens, if those are `want`'s but for one or two names
     or numbers renamed alike (`res_p` -> `res_h`: they share a start or an end); the rest with the same
     renames, also inside other names (`mod_p` -> `mod_h`), and whether every rename makes a variant of
-    the name (`res_p` -> `res_h`, `ax1` -> `ax2`: the same thing for another case) rather than another
-    role in one case (`mod_h` -> `res_h`: the line above, rarely written twice). None if it is no such
-    line. `typing`: the last of `want` is a name being typed (`lst.sor`), which no rename may change."""
+    the name (`res_p` -> `res_h`, `ax1` -> `ax2`: the same thing for another case; rank 0) rather than
+    another role in one case (`mod_h` -> `res_h`: the line above, rarely written twice; rank 1), or a
+    name renamed only because the line is named after a string (`tips` -> `titanic`; rank 2). None if
+    it is no such line. `typing`: the last of `want` is a name being typed (`lst.sor`), which no rename
+    may change."""
     tokens = list(_TOKEN.finditer(line))
     if len(tokens) <= len(want) or typing and tokens[len(want) - 1].group() != want[-1]:
         return None
@@ -62,8 +65,11 @@ def _renamed_rest(want: list[str], line: str, typing: bool = False) -> tuple[str
         return None
     inside = [_inner_rename(old, new) for old, new in renames.items()] + \
         [_word_rename(old, new) for old, new in renames.items()]
-    variant = all(_variant(old, new) or _quoted(old, rest) for old, new in renames.items())
-    return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest), variant
+    if not all(_alike(old, new) for old, new in renames.items()):
+        rank = 2
+    else:
+        rank = 0 if all(_variant(old, new) for old, new in renames.items()) else 1
+    return _NAME_OR_NUMBER.sub(lambda m: renames.get(m.group()) or _renamed_inside(m.group(), inside), rest), rank
 
 
 def _alike(old: str, new: str) -> bool:
