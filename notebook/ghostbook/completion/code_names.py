@@ -58,20 +58,25 @@ class CodeNames:
 EMPTY = CodeNames(frozenset(), (), (), ())
 
 
+@functools.lru_cache(maxsize=16)
 def code_names(text: str) -> CodeNames:
-    """The names `text` (cells joined by blank lines) binds and reads."""
+    """The names `text` (cells joined by blank lines) binds and reads (one request asks for the same
+    text several times: the last few answers are kept)."""
     pieces = text.split("\n\n")
-    out = EMPTY
+    found: list[CodeNames] = []
     i = 0
     while i < len(pieces):
         for n in range(1, min(_JOIN + 1, len(pieces) - i) + 1):
             read = _parsed("\n\n".join(pieces[i : i + n]))
             if read is not None:
-                out, i = out | read, i + n
+                found.append(read)
+                i += n
                 break
         else:
-            out, i = out | _partly_parsed(pieces[i]), i + 1
-    return out
+            found.append(_partly_parsed(pieces[i]))
+            i += 1
+    return CodeNames(frozenset().union(*(f.bound for f in found)), *(
+        _unique(name for f in found for name in getattr(f, kind)) for kind in ("read", "dotted", "called")))
 
 
 @functools.lru_cache(maxsize=4096)
