@@ -43,6 +43,7 @@ from importlib import resources
 from ghostbook.completion.analogies import analogies
 from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.code_names import CodeNames, code_names
+from ghostbook.completion.line_memory import code_lines, line_memory
 from ghostbook.completion.module_attributes import at_cursor
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
@@ -88,6 +89,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
     if not head.strip():
         found = (_missing_imports(before, after) if not head else []) + _next_lines(head, before, after)
+        found += [line for line in _lines_after_above(head, before, after) if line.strip() not in map(str.strip, found)]
         return found[:MAX_CANDIDATES]
     # an import takes only names to import (what other lines do after the same text is none)
     if (m := _IMPORT.match(head)) is not None:
@@ -100,7 +102,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
         # a module's commonest lines where the notebook has no line of its own going on so
         found = analogies(head, before, after) + \
             (_continuations(head.lstrip(), before, after) or _module_lines(head, before, after)) + \
-            call_rests(head, before, after) + _words(head, before, after)
+            call_rests(head, before, after) + _words(head, before, after) + _memory_rests(head)
     out: list[str] = []
     tail = rest.strip()
     for text in found:
@@ -230,6 +232,33 @@ def _next_lines(head: str, before: str, after: str) -> list[str]:
             if text not in out:
                 out.append(text)
     return out
+
+
+def _lines_after_above(head: str, before: str, after: str) -> list[str]:
+    """At a line's start: the lines other notebooks write after the code line above the cursor
+    (`completion.line_memory`; a lone `)` too: a plot's call ends so, then `plt.show()`), indented as
+    that line (one level more after a `:`), where the cursor's indentation does not already go past it;
+    not the line below the cursor."""
+    lines = before.rstrip().rsplit("\n", 1)
+    above = lines[-1] if lines else ""
+    if not code_lines(above):
+        return []
+    indent = _indent(above) + (4 if above.rstrip().endswith(":") else 0)
+    if indent < len(head):
+        return []
+    below = next((line.strip() for line in after.split("\n") if line.strip()), "")
+    return [" " * (indent - len(head)) + line for line in line_memory().after(above) if line != below]
+
+
+def _memory_rests(head: str) -> list[str]:
+    """Mid-line: the rests of the lines other notebooks begin as the cursor's line
+    (`completion.line_memory`), where what is typed holds a whole name of the code's own (`    retu`
+    or `for i in ` say too little)."""
+    typed = head.lstrip()
+    words = _WORD.findall(typed[: len(typed) - len(m.group())] if (m := _PARTIAL.search(typed)) else typed)
+    if not any(len(word) > 1 and word not in _KNOWN for word in words):
+        return []
+    return line_memory().rests(head)
 
 
 def _places(above: list[str], below: list[str], like: Callable[[str], bool]) -> list[tuple[list[str], int]]:

@@ -25,6 +25,7 @@ from ghostbook.completion.cache import SuggestionCache
 from ghostbook.completion.candidates import completes_key
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider, namespace_block
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
+from ghostbook.completion.line_memory import line_memory
 from ghostbook.completion.prompt import Prompt, layout_for, make_prompt
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
 from ghostbook.completion.stats import CompletionStats
@@ -70,6 +71,8 @@ class CompletionService:
         self._prefills: set[asyncio.Task[bool]] = set()  # whole prompts read after a cold start (`coldstart`)
         self._reading: set[threading.Event] = set()  # cancel flags of this service's prefills and prewarms
         self.controls = SettingsController(self.store, self.registry, send, broadcast, self.cache.clear)
+        with contextlib.suppress(RuntimeError):  # no loop (a benchmark's first request reads it instead)
+            asyncio.get_running_loop().run_in_executor(None, line_memory)  # ~0.3 s, off the event loop
 
     # ---- messages -------------------------------------------------------------------------------
 

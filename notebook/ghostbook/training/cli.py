@@ -142,6 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.import_table import main as import_table
 
         return import_table(argv[1:])
+    if argv[:1] == ["line-table"]:  # `ghostbook train line-table NOTEBOOKS...`: the lines notebooks write
+        from ghostbook.training.line_table import main as line_table
+
+        return line_table(argv[1:])
     if argv[:1] == ["attribute-table"]:  # `ghostbook train attribute-table CORPUS`: modules -> attributes
         from ghostbook.training.attribute_table import main as attribute_table
 
