@@ -250,3 +250,16 @@ async def test_a_column_from_a_cell_above_through_the_editor_path(tmp_path: Path
     finally:
         await service.close()
         await service.registry.close()
+
+
+def test_from_a_module_being_typed_the_from_imports_the_notebook_lacks() -> None:
+    """`from sklearn.` where the cells below call `train_test_split` and `LogisticRegression` that
+    nothing imports: those from-imports first (the table knows their modules); not a copy of an
+    import the notebook already has."""
+    above = "import numpy as np\nfrom sklearn.datasets import load_iris\n"
+    below = "\nX_tr, X_te = train_test_split(X)\nclf = LogisticRegression()"
+    found = candidates("from sklearn.", above, below)
+    assert found[:2] == ["model_selection import train_test_split", "linear_model import LogisticRegression"]
+    assert "datasets import load_iris" not in found
+    assert candidates("from sk", above, below) == [
+        "learn.model_selection import train_test_split", "learn.linear_model import LogisticRegression"]

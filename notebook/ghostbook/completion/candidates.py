@@ -71,6 +71,7 @@ _STRING_PARTIAL = re.compile(r"""(['"])([^'"\\\n]*)$""")
 _STRING = re.compile(r"""(['"])([A-Za-z0-9_ .\-]{1,40})\1""")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]*(?:\s+as\s+\w*)?)$")  # `import x`, `import x as y`
 _FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+(?:[\w\s,]*,\s*)?(\w*)$")
+_FROM_MODULE = re.compile(r"^\s*from\s+[\w.]*$")  # `from sklearn.`, the module being typed
 _ASSIGNED = re.compile(rf"^\s*({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=(?!=)")
 _IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
@@ -94,15 +95,22 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     # an import takes only names to import (what other lines do after the same text is none)
     if (m := _IMPORT.match(head)) is not None:
         found = _imports(m.group(1), before, after)
+    elif _FROM_MODULE.match(head):  # `from sklearn.`: the from-imports the notebook lacks, then the rest
+        typed = head.lstrip()
+        found = [line[len(typed):] for line in _import_lines(before, after) if line.startswith(typed)] + \
+            _memory_rests(head)
     elif (m := _FROM_IMPORT.match(head)) is not None:
         found = _unbound_names(head, m.group(1), before, after) or _module_lines(head, before, after)
     elif _in_string(head):  # a key being typed: the notebook's keys before whatever followed them elsewhere
-        found = _words(head, before, after) + _continuations(head.lstrip(), before, after)
+        found = _words(head, before, after) + _continuations(head.lstrip(), before, after)[1]
     else:
-        # a module's commonest lines where the notebook has no line of its own going on so
-        found = analogies(head, before, after) + \
-            (_continuations(head.lstrip(), before, after) or _module_lines(head, before, after)) + \
-            call_rests(head, before, after) + _words(head, before, after) + _memory_rests(head)
+        # a module's commonest lines where the notebook has no line of its own going on so; other
+        # notebooks' lines before the notebook's own where they begin as the whole line does and the
+        # notebook's only as its end does (`penguins = sns.`: `load_dataset("penguins")`, not `jointplot(`)
+        key, rests = _continuations(head.lstrip(), before, after)
+        own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + _words(head, before, after)
+        memory = _memory_rests(head)
+        found = analogies(head, before, after) + (memory + own if len(key) < len(head.lstrip()) else own + memory)
     out: list[str] = []
     tail = rest.strip()
     for text in found:
@@ -178,9 +186,9 @@ def _nearest(before: str, after: str, pattern: re.Pattern[str]) -> Iterable[re.M
     yield from below
 
 
-def _continuations(key_line: str, before: str, after: str) -> list[str]:
-    """The rest of the line after each occurrence of the longest tail of `key_line` that the notebook
-    holds. A tail starts where a word does (not after a `.`: `lst.sor` is no `sorted(`) and holds a
+def _continuations(key_line: str, before: str, after: str) -> tuple[str, list[str]]:
+    """The longest tail of `key_line` that the notebook holds, and the rest of the line after each of
+    its occurrences (no tail: `""` and none). A tail starts where a word does (not after a `.`: `lst.sor` is no `sorted(`) and holds a
     whole name of the code's own (2+ characters, no keyword or builtin: `    retu` or `for i in` say
     too little)."""
     starts = [i for i in range(len(key_line) - 1)
@@ -195,8 +203,8 @@ def _continuations(key_line: str, before: str, after: str) -> list[str]:
         rests = [m.group(1) for m in _nearest(before, after, pattern) if not _in_comment(m)]
         rests = [r for r in rests if r.strip()]
         if rests:
-            return rests
-    return []
+            return key, rests
+    return "", []
 
 
 def _next_lines(head: str, before: str, after: str) -> list[str]:
@@ -362,6 +370,11 @@ def _missing_imports(before: str, after: str) -> list[str]:
     below_only = bool(above.strip()) and not _IMPORT_LINE.match(above)
     if below_only and not before.endswith("\n\n"):
         return []
+    return _import_lines(before, after, below_only)
+
+
+def _import_lines(before: str, after: str, below_only: bool = False) -> list[str]:
+    """The import lines of `_missing_imports`, for the code below the cursor only if `below_only`."""
     up, down = code_names(before), code_names(after)
     bound = set(up.bound | down.bound)
     if below_only:  # a name the code above uses is imported (if at all) elsewhere, not here
