@@ -108,7 +108,8 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
         # notebooks' lines before the notebook's own where they begin as the whole line does and the
         # notebook's only as its end does (`penguins = sns.`: `load_dataset("penguins")`, not `jointplot(`)
         key, rests = _continuations(head.lstrip(), before, after)
-        own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + _words(head, before, after)
+        own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + \
+            _words(head, before, after)
         memory = _memory_rests(head)
         found = analogies(head, before, after) + (memory + own if len(key) < len(head.lstrip()) else own + memory)
     out: list[str] = []
@@ -188,9 +189,9 @@ def _nearest(before: str, after: str, pattern: re.Pattern[str]) -> Iterable[re.M
 
 def _continuations(key_line: str, before: str, after: str) -> tuple[str, list[str]]:
     """The longest tail of `key_line` that the notebook holds, and the rest of the line after each of
-    its occurrences (no tail: `""` and none). A tail starts where a word does (not after a `.`: `lst.sor` is no `sorted(`) and holds a
-    whole name of the code's own (2+ characters, no keyword or builtin: `    retu` or `for i in` say
-    too little)."""
+    its occurrences (no tail: `""` and none). A tail starts where a word does (not after a `.`:
+    `lst.sor` is no `sorted(`) and holds a whole name of the code's own (2+ characters, no keyword or
+    builtin: `    retu` or `for i in` say too little)."""
     starts = [i for i in range(len(key_line) - 1)
               if i == 0 or not (_word_char(key_line[i - 1]) or key_line[i - 1] == ".")]
     for i in starts:
