@@ -49,7 +49,8 @@ def test_the_shipped_table_knows_what_follows_the_usual_modules() -> None:
 
 
 def test_candidates_offer_a_modules_commonest_lines_where_the_notebook_has_none() -> None:
-    assert candidates("fig, ax = plt.", IMPORTS + "\n", "")[:2] == ["subplots()", "figure()"]
+    found = candidates("fig, ax = plt.", IMPORTS + "\n", "")  # with other notebooks' lines (`line_memory`)
+    assert found[0] == "subplots()" and "figure()" in found
     assert candidates("fig, ax = plt.sub", IMPORTS + "\n", "")[0].startswith("plots(")
     # the notebook's own `plt.` line goes first, and then the table's are not needed
     assert candidates("fig, ax = plt.", IMPORTS + "\nfig, ax = plt.subplots(2, 1)\n", "")[0] == "subplots(2, 1)"

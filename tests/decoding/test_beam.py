@@ -4,6 +4,7 @@ random one)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Callable, Collection, Sequence
@@ -430,3 +431,26 @@ def test_the_first_line_is_emitted_before_the_next_is_sought() -> None:
 
     plan_decode(search.Run(TableModel(logged), TokenIndex(PIECES, {EOT}), {EOT}, lambda: False, emit), further_plan(""))
     assert emitted[:1] == [1] and events.index("emit 1") < events.index("ask 3")  # "a" out before "b" is sought
+
+
+def test_after_an_open_argument_list_the_suggestion_is_an_argument_not_nothing(shipped: LlamaCppBackend) -> None:
+    """After `, ` the user asks for the next argument. The shipped model's likeliest first line there is
+    often empty (it ends the line and writes new ones, which the filters then drop): an empty first line
+    may not win where the cursor's line ends with `(`, `[`, `,`, `=` or `.` (`DecodePlan.asks`)."""
+    from ghostbook.completion.context import Context
+    from ghostbook.completion.prompt import make_prompt
+
+    above = "import seaborn as sns\nimport matplotlib.pyplot as plt\n\nflights = sns.load_dataset('flights')\n\n"
+
+    def first_line(ids: list[int], plan: DecodePlan) -> bytes:
+        out: list[bytes] = []
+        shipped.generate(ids, plan, lambda: False, lambda token: out.append(token.piece))
+        return b"".join(out)[len(plan.heal):].split(b"\n")[0]
+
+    for cell in ('sns.heatmap(flights, annot=True, fmt="d", linewidths=.5, ',
+                 "nx.draw(graph, positions, ax=ax, node_size=5, "):
+        prompt = make_prompt(shipped, Context(above + cell, "\n", cell, "\n", above, ""), 32, beam=8,
+                             read_check=False, copies=False)
+        assert prompt.plan.asks
+        assert first_line(prompt.ids, dataclasses.replace(prompt.plan, asks=False)).strip() == b""  # what it did
+        assert first_line(prompt.ids, prompt.plan).strip()

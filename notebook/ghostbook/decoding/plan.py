@@ -21,6 +21,9 @@ from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
 from ghostbook.models.backend import Emit, Evaluation, Vocab
 
+# where the cursor's line ends so, the user asks for what comes next (an argument, a value, a name)
+ASKING = ("(", "[", ",", "=", ".")
+
 
 @dataclass(frozen=True)
 class Around:
@@ -56,11 +59,12 @@ class DecodePlan:
     """`max_new_tokens`, the `stop_ids` that end the middle, `heal` (bytes the output must start with),
     `beam` > 1: the first line is the likeliest a beam that wide finds under `rules`, then, with `lines`,
     each further line too (else greedy goes on); `blank_line`: the cursor's line is still blank, so an
-    empty first line says nothing. `search_ms`: the time the beam may take (`Choices`), counted from
-    `made` (`time.perf_counter()`) for the first line. `copies`: candidate first lines copied from the
-    notebook (token ids, the healed bytes first), ranked with the beam's line (`decoding.copies`);
-    `copy_model`: the prompt's tokens as a second model the beam's first line reads too
-    (`decoding.copy_model`)."""
+    empty first line says nothing; `asks`: the cursor's line ends where it asks for more (after `(`,
+    `[`, `,`, `=` or `.`), where an empty first line says nothing either. `search_ms`: the time the
+    beam may take (`Choices`), counted from `made` (`time.perf_counter()`) for the first line.
+    `copies`: candidate first lines copied from the notebook (token ids, the healed bytes first),
+    ranked with the beam's line (`decoding.copies`); `copy_model`: the prompt's tokens as a second
+    model the beam's first line reads too (`decoding.copy_model`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -73,6 +77,7 @@ class DecodePlan:
     made: float = field(default_factory=time.perf_counter, compare=False)
     copies: tuple[tuple[int, ...], ...] = ()
     copy_model: CopyModel | None = field(default=None, compare=False)
+    asks: bool = False
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -107,7 +112,7 @@ class DecodePlan:
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies, copy_model=copy_model)
+                   copies=copies, copy_model=copy_model, asks=head.rstrip().endswith(ASKING))
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -128,7 +133,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
         return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
     budget = min(plan.max_new_tokens, LINE_BUDGET)
     clock = Clock(plan.made + plan.search_ms / 1000 if plan.search_ms > 0 else None)
-    search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not plan.blank_line, rules=plan.rules,
+    search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not (plan.blank_line or plan.asks), rules=plan.rules,
                         clock=clock)
     line = beam_line(run.logits, run.index, run.ends, search, run.ranker(plan.rules.reading), run.cancelled)
     if line is None:
