@@ -35,6 +35,17 @@ def test_a_lone_name_the_notebook_writes_only_before_a_dot_is_a_fragment() -> No
     assert not rule.fits(b"nx") and rule.fits(b"G") and rule.fits(b"pos") and rule.fits(b"nx.draw(G)")
 
 
+def test_an_import_of_nothing_new_is_a_fragment() -> None:
+    """Seen on the notebook benchmark at new lines below imports: `import s`, `import mat`, `import sns`,
+    `import numpy` (below `import numpy as np`). A new module, or an alias of one, stays a line."""
+    rule = Fragments("import numpy as np\nimport seaborn as sns\nimport matplotlib.pyplot as plt\n")
+    for line in (b"import s", b"import mat", b"import sns", b"import np", b"import numpy", b"import matplotlib.pyplot"):
+        assert not rule.fits(line), line
+    for line in (b"import pandas as pd", b"import matplotlib", b"import time", b"import numpy.linalg as la",
+                 b"from scipy import stats"):
+        assert rule.fits(line), line
+
+
 def test_the_likeliest_line_that_is_no_fragment_wins() -> None:
     """"a" (0.6) ends at once; "x" (0.4) is the notebook's name: it wins where "a" is a fragment."""
     seek, _ = table_model({(): {1: 0.6, 4: 0.4}, (1,): {3: 0.9}, (4,): {3: 0.9}})

@@ -1,5 +1,6 @@
-"""A new line that says nothing is no line to offer: a lone name the notebook never mentions, or an
-empty comment.
+"""A new line that says nothing is no line to offer: a lone name the notebook never mentions, an
+empty comment, or an import of nothing new (`import s`, `import sns`, `import numpy` below `import
+numpy as np`).
 
 At a new line's start the small model's likeliest line is often a fragment: `s`, `p`, `se`, `#` (on
 the notebook benchmark's test split a lone `s` was the suggestion for 47 of 254 new-line and new-cell
@@ -13,19 +14,25 @@ Pure: no model here.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
+import sys
 from collections.abc import Sequence
 
 from ghostbook.decoding.lines import LineFit
 
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+\(?([\w. \t,]+)", re.M)
+_IMPORTED_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+)[ \t]+import\b)", re.M)
+# a suggested line that imports one module (`import numpy`, `import seaborn as sns`)
+_IMPORT_LINE = re.compile(r"import[ \t]+([A-Za-z_][\w.]*)([ \t]+as[ \t]+\w+)?")
 
 
 class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
     notebook around the cursor) does not have as a word, binds by an import or writes only before a
-    dot (`sns`, `nx`: a module shown says nothing), or a `#` with nothing after it."""
+    dot (`sns`, `nx`: a module shown says nothing), a `#` with nothing after it, or an import of one
+    module that brings nothing new (`_new_import`)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -49,8 +56,28 @@ class Fragments:
         code = line.strip()
         if code == b"#":
             return False
+        if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
+            return self._new_import(m.group(1), m.group(2) is not None)
         return _NAME.fullmatch(code) is None or (code in self._words and code not in self._imported
                                                  and code not in self._owners)
+
+    def _new_import(self, module: str, aliased: bool) -> bool:
+        """Whether `import module` (`aliased`: with an `as`) brings something new: not a name the
+        notebook's imports bind (`import sns`), not the start of a module's name it imports that is no
+        module itself (`import se`, `import mat`), not a module it imports already (`import numpy`
+        below `import numpy as np`)."""
+        top = module.split(".")[0]
+        tops = {name.split(".")[0] for name in self._modules}
+        if top.encode() in self._imported and top not in tops:
+            return False
+        if any(name.startswith(top) and name != top for name in tops) and not _is_module(top):
+            return False
+        return aliased or module not in self._modules
+
+    @functools.cached_property
+    def _modules(self) -> frozenset[str]:
+        """The modules the text imports (`import numpy as np`: `numpy`; `from a.b import c`: `a.b`)."""
+        return frozenset(m.group(1) or m.group(2) for m in _IMPORTED_MODULE.finditer(self.text))
 
     @functools.cached_property
     def _owners(self) -> frozenset[bytes]:
@@ -74,3 +101,14 @@ class AllFit:
 
     def fits(self, line: bytes) -> bool:
         return all(rule.fits(line) for rule in self.rules)
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_module(name: str) -> bool:
+    """Whether `name` is a module this Python has (standard library or installed)."""
+    if name in sys.stdlib_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
