@@ -4,7 +4,6 @@ random one)."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 from collections.abc import Callable, Collection, Sequence
@@ -452,5 +451,18 @@ def test_after_an_open_argument_list_the_suggestion_is_an_argument_not_nothing(s
         prompt = make_prompt(shipped, Context(above + cell, "\n", cell, "\n", above, ""), 32, beam=8,
                              read_check=False, copies=False)
         assert prompt.plan.asks
-        assert first_line(prompt.ids, dataclasses.replace(prompt.plan, asks=False)).strip() == b""  # what it did
-        assert first_line(prompt.ids, prompt.plan).strip()
+        assert first_line(prompt.ids, prompt.plan).strip()  # the plan of 2026-12-01 wrote b"" for both
+
+
+def test_where_the_line_asks_for_more_greedy_may_not_end_before_writing() -> None:
+    """Out of time, greedy writes the line the beam left open; after `, ` it may not end the middle (or
+    start a new line) before writing anything, as the beam may not (`DecodePlan.asks`)."""
+    from ghostbook.decoding.indentation import start_rule
+
+    plan = DecodePlan.around(plan_module.Around("f(a, ", "", "f(a, ", ""), b"", 16, frozenset({EOT}),
+                             plan_module.Choices(beam=8))
+    assert plan.asks and plan.rules.indent is not None
+    index = TokenIndex(PIECES, {EOT})
+    rule = start_rule("f(a, ")
+    assert rule is not None and search._starts(rule, b"", EOT, {EOT}, index, b"")  # Python allows it
+    assert not search._starts(plan.rules.indent, b"", EOT, {EOT}, index, b"")

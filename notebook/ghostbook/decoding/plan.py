@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,6 +96,9 @@ class DecodePlan:
                        LineRules(indent=None if start is None or start.mid_line else start))
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
+        asks = head.rstrip().endswith(ASKING)
+        if asks and start is not None:  # nor may greedy, where the beam runs out of time, start with a newline
+            start = dataclasses.replace(start, newline=False)
         fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
         begins: StartRule | None = start
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
@@ -112,7 +116,7 @@ class DecodePlan:
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies, copy_model=copy_model, asks=head.rstrip().endswith(ASKING))
+                   copies=copies, copy_model=copy_model, asks=asks)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""

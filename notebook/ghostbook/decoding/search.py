@@ -93,9 +93,10 @@ def greedy(run: Run, max_new: int, heal: bytes = b"", done: Sequence[int] = (),
 def _starts(rule: StartRule, text: bytes, token: int, ends: Collection[int], index: TokenIndex,
             required: bytes) -> bool:
     """Whether `rule` lets `token` follow `text` (the line so far, after the healed bytes): an end only
-    where the line may end there (once it has begun, as if a newline came: `plt.pl` may not end)."""
-    if token in ends:
-        return not text.strip(b" ") or rule.allows(text + b"\n") is not False
+    where the line may end there (as if a newline came: `plt.pl` may not end, nor an empty line where
+    the rule wants text first)."""
+    if token in ends:  # before any text too: an empty suggestion where no newline may come first
+        return rule.allows(text + b"\n") is not False
     if not index.pieces[token]:  # spells nothing: the line would stay as undecided as it is
         return False
     return rule.allows(text + _after_heal(index, required, token)) is not False
