@@ -87,7 +87,7 @@ def test_common_boilerplate_is_no_contamination() -> None:
 
 
 def test_continue_adds_extra_training_notebooks_with_their_own_repeat_once(tmp_path: Path) -> None:
-    from ghostbook.training.continued import NotebookSet, prepare, v2_preset
+    from ghostbook.training.continued import NotebookSet, notebook_sets, prepare, v2_preset
     from ghostbook.training.train import CKPT
 
     work = tmp_path / "work"
@@ -106,3 +106,8 @@ def test_continue_adds_extra_training_notebooks_with_their_own_repeat_once(tmp_p
     added = [d.path for d in read_docs(corpus / "train.jsonl")[before:]]
     assert added == ["bench/a.ipynb"] * 2 + ["book/b.ipynb"] * 3
     assert json.loads((corpus / "added-notebooks-extra.json").read_text())["repeat"] == 3
+    # a later stage names one more training-only file: it joins, the others are not added again
+    more = tmp_path / "notebooks-more.jsonl.gz"
+    write_notebooks(more, [Notebook("other/c.ipynb", "other", "MIT", [c.replace("frame", "mesh") for c in CELLS])])
+    prepare(work, tmp_path / "no-state.pt", v2_preset(10), notebook_sets([split], 2, [extra, more], 3))
+    assert [d.path for d in read_docs(corpus / "train.jsonl")[before:]] == added + ["other/c.ipynb"] * 3

@@ -125,6 +125,15 @@ class NotebookSet:
     repeat: int
 
 
+def notebook_sets(splits: Sequence[Path], split_repeat: int, extra: Sequence[Path],
+                  extra_repeat: int) -> list[NotebookSet]:
+    """The benchmark's train split(s) as one set, and each training-only file as a set of its own,
+    named after it (`notebooks-more.jsonl.gz`: `notebooks-more`), so that a file added to a later
+    stage's command joins a work folder's corpus that took the others already."""
+    sets = [NotebookSet("notebooks", tuple(splits), split_repeat)]
+    return sets + [NotebookSet(path.name.split(".")[0], (path,), extra_repeat) for path in extra]
+
+
 def prepare(work: Path, state: Path, preset: Preset, notebook_sets: Sequence[NotebookSet] = ()) -> Path:
     """Corpus (the v1 corpus, its extra packages, then each of `notebook_sets`), the shipped tokenizer,
     and a resumable run folder: from `state` when it exists, else the shipped GGUF."""
@@ -184,9 +193,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--save-minutes", type=float, default=10.0)
     args = ap.parse_args(argv)
     preset = v2_preset(args.max_steps, args.lr, args.min_lr)
-    run = prepare(args.work, args.state, preset, [
-        NotebookSet("notebooks", tuple(args.notebooks), args.notebook_repeat),
-        NotebookSet("notebooks-extra", tuple(args.extra_notebooks), args.extra_repeat)])
+    run = prepare(args.work, args.state, preset, notebook_sets(args.notebooks, args.notebook_repeat,
+                                                               args.extra_notebooks, args.extra_repeat))
     done = threading.Event()
 
     def saver() -> None:
