@@ -15,6 +15,7 @@ from ghostbook.decoding.repetition import (
     OwnLines,
     avoid_first,
     nearby_lines,
+    open_call,
     open_callee,
 )
 from ghostbook.decoding.suggestion import SuggestionRules
@@ -51,6 +52,15 @@ def test_a_suggestion_that_writes_again_the_call_it_is_in_is_none() -> None:
     assert rule is not None and [rule.allows(t) for t in (b"plt.sub", b"plt.subplots(1", b"figsize", b" np")] == [
         None, False, True, True]
     assert EchoStart.at("x = 1") is None
+    # the arguments typed so far, all or the first, written again (seen in the browser after `, `)
+    heat = "sns.heatmap(penguins.corr(numeric_only=True), annot=True, "
+    rule = EchoStart.at(heat)
+    assert rule is not None and rule.args == ("penguins.corr(numeric_only=True), annot=True",
+                                              "penguins.corr(numeric_only=True)")
+    assert [rule.allows(t) for t in (b"penguins.corr(numeric_only=True), annot=False)", b"penguins.co",
+                                     b"fmt='.2f')", b"penguins.mean()")] == [False, None, True, True]
+    assert EchoStart.at("plt.plot(x, ") == EchoStart("plt.plot")  # short arguments: no echo to speak of
+    assert open_call("x = 1\nax.plot(np.sin(t), ") == ("ax.plot", "np.sin(t), ")
     plan = DecodePlan.around(Around(head, ")", head, ")"), b"", 16, frozenset(), Choices(beam=4))
     assert plan.rules.indent is not None and plan.rules.indent.allows(b"plt.subplots(") is False
 

@@ -182,36 +182,79 @@ class EchoedCall:
 @dataclass(frozen=True)
 class EchoStart:
     """The search's side of `EchoedCall`, a start rule (`indentation.StartRule`): a line that begins
-    by writing again `callee(` (the call the cursor is inside) is dropped as it forms, so the beam
-    offers its next likeliest line instead of one the final filter would drop."""
+    by writing again `callee(` (the call the cursor is inside), or the arguments already typed in it,
+    all or the first (`args`, those of `ECHO_ARGS` characters or more: `sns.heatmap(df.corr(numeric_only=True),
+    annot=True, ` + `df.corr(numeric_only=True), annot=False)`), is dropped as it forms, so the beam
+    (and greedy, while the rule is undecided) offers its next likeliest line instead."""
 
     callee: str
+    args: tuple[str, ...] = ()
 
     @classmethod
     def at(cls, head: str) -> EchoStart | None:
         """The rule for the cursor's line up to the cursor, where it is inside a call."""
-        callee = open_callee(head)
-        return cls(callee) if callee else None
+        call = open_call(head)
+        if call is None:
+            return None
+        typed = call[1].strip().rstrip(",").rstrip()  # written again, the last one may close the call
+        echoes = (typed, _first_argument(typed))
+        return cls(call[0], tuple(dict.fromkeys(e for e in echoes if len(e) >= ECHO_ARGS)))
 
     def allows(self, text: bytes) -> bool | None:
-        written, echo = text.decode("utf-8", "replace").lstrip(), self.callee + "("
-        if written.startswith(echo):
+        written = text.decode("utf-8", "replace").lstrip()
+        echoes = [self.callee + "(", *self.args]
+        if any(written.startswith(echo) for echo in echoes):
             return False
-        return None if echo.startswith(written) else True
+        return None if any(echo.startswith(written) for echo in echoes) else True
+
+
+# the arguments typed in the open call must be this long before writing them again counts as an echo
+ECHO_ARGS = 8
+
+
+def _first_argument(args: str) -> str:
+    """The first of the arguments `args` (typed after a call's bracket), up to its first comma outside
+    brackets and strings (roughly: a quote toggles)."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(args):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return args[:i].rstrip()
+    return args.rstrip()
 
 
 def open_callee(head: str) -> str | None:
     """The dotted name whose call the innermost bracket `head` leaves open is (`plt.subplots` in
     `fig, ax = plt.subplots(1, `), or None (no open call; a string left open)."""
-    opened: list[str | None] = []
+    call = open_call(head)
+    return call[0] if call else None
+
+
+def open_call(head: str) -> tuple[str, str] | None:
+    """The innermost call `head` leaves open: its dotted name and the text typed after its bracket
+    (`("plt.subplots", "1, ")` for `fig, ax = plt.subplots(1, `), or None (the innermost open bracket
+    is no call; a string left open)."""
+    code = head.lstrip()
+    starts = [0]  # where each line of `code` starts
+    for line in code.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    opened: list[tuple[str, int] | None] = []
     name: list[str] = []  # the dotted name just read, if the last tokens were one
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(head.lstrip()).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
             if tok.type == tokenize.NAME or tok.type == tokenize.OP and tok.string == "." and name:
                 name.append(tok.string)
                 continue
             if tok.type == tokenize.OP and tok.string in "([{":
-                opened.append("".join(name) if tok.string == "(" and name and name[-1] != "." else None)
+                call = tok.string == "(" and name and name[-1] != "."
+                opened.append(("".join(name), starts[tok.end[0] - 1] + tok.end[1]) if call else None)
             elif tok.type == tokenize.OP and tok.string in ")]}" and opened:
                 opened.pop()
             if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
@@ -220,7 +263,10 @@ def open_callee(head: str) -> str | None:
         pass  # the bracket left open ends the text mid-statement
     except (SyntaxError, ValueError):
         return None
-    return opened[-1] if opened else None
+    if not opened or opened[-1] is None:
+        return None
+    callee, at = opened[-1]
+    return callee, code[at:]
 
 
 def _first_lines(text: str, n: int) -> str:
