@@ -31,12 +31,10 @@ from __future__ import annotations
 
 import builtins
 import functools
-import importlib.util
 import itertools
 import json
 import keyword
 import re
-import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from importlib import resources
 
@@ -45,6 +43,7 @@ from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.code_names import CodeNames, code_names
 from ghostbook.completion.line_memory import code_lines, line_memory
 from ghostbook.completion.module_attributes import at_cursor
+from ghostbook.decoding.fragments import is_module
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
 # 2-core machine; a replay of the validation split's scores: 2 / 3 / 4 / 6 candidates, 29 / 31 / 32 /
@@ -380,7 +379,7 @@ def _import_lines(before: str, after: str, below_only: bool = False) -> list[str
     bound = set(up.bound | down.bound)
     if below_only:  # a name the code above uses is imported (if at all) elsewhere, not here
         bound |= set(up.read)
-    used = ["import " + c for c in _used_modules(up, down, bound) if c in ALIASES.values() or _is_module(c)]
+    used = ["import " + c for c in _used_modules(up, down, bound) if c in ALIASES.values() or is_module(c)]
     table = from_imports()
     named = [f"from {table[name]} import {name}" for name in _unbound(up, down, bound) if name in table]
     return used + named
@@ -395,18 +394,6 @@ def from_imports() -> dict[str, str]:
     except (OSError, ValueError):
         return {}
     return table if isinstance(table, dict) else {}
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_module(name: str) -> bool:
-    """Whether `name` is a module this Python has (the standard library's or an installed one's): `os`,
-    `sklearn`, not `df` (a variable bound where `code_names` does not see it)."""
-    if name in sys.stdlib_module_names:
-        return True
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def names_to_import(before: str, after: str) -> list[str]:

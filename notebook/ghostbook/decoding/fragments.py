@@ -70,7 +70,7 @@ class Fragments:
         tops = {name.split(".")[0] for name in self._modules}
         if top.encode() in self._imported and top not in tops:
             return False
-        if any(name.startswith(top) and name != top for name in tops) and not _is_module(top):
+        if any(name.startswith(top) and name != top for name in tops) and not is_module(top):
             return False
         return aliased or module not in self._modules
 
@@ -104,8 +104,9 @@ class AllFit:
 
 
 @functools.lru_cache(maxsize=1024)
-def _is_module(name: str) -> bool:
-    """Whether `name` is a module this Python has (standard library or installed)."""
+def is_module(name: str) -> bool:
+    """Whether `name` is a module this Python has (the standard library's or an installed one's): `os`,
+    `sklearn`, not `df` (a variable) nor `se` (a module's name begun)."""
     if name in sys.stdlib_module_names:
         return True
     try:
