@@ -38,6 +38,18 @@ def test_the_line_after_one_where_half_the_notebooks_with_it_go_on_so() -> None:
     assert "%matplotlib inline" not in m.lines and m.after("import pandas as pd") == ["df = pd.read_csv('a.csv')"]
 
 
+def test_a_comment_is_a_key_for_the_code_line_below_it_never_a_line_to_offer() -> None:
+    m = LineMemory.from_json(table_json([
+        ("a", "# -*- coding: utf-8 -*-\nimport os\n# Load the data\ndf = load()\n"),
+        ("b", "# -*- coding: utf-8 -*-\nimport os\n"),
+        ("c", "# Load the data\n\ndf = read()\n#\nx = 1\n"),
+    ]))
+    assert m.after("# -*- coding: utf-8 -*-") == ["import os"]  # 2 of 2 notebooks
+    assert m.after("# Load the data") == ["df = load()", "df = read()"]  # a blank line between counts as nothing
+    assert m.after("#") == [] and m.rests("# Lo") == [] and m.rests("# -*- ") == []
+    assert m.after("import os") == ["df = load()"]  # code after code: the comment between is no line
+
+
 def test_code_lines_skip_comments_magics_and_long_data_lines() -> None:
     assert code_lines("  # c\n%time x\n!ls\nx = 1  \n\n" + "y = [" + "1, " * 100 + "]\n") == ["x = 1"]
 
@@ -59,3 +71,14 @@ def test_the_notebook_s_own_lines_come_before_the_table_s() -> None:
     before = "import seaborn as sns\npenguins = sns.load_dataset('penguins', cache=True)\n"
     found = candidates("penguins = sns.", before, "")
     assert found[0] == "load_dataset('penguins', cache=True)"
+
+
+def test_a_table_line_that_reads_names_the_notebook_lacks_is_someone_else_s_code() -> None:
+    """After `result = []` the table's one follower is `for value in strings:` (a single notebook's):
+    no `strings` here, so not offered (it won as a copy and cut a function's body to one line in the
+    browser test `e2e/test_ghost_lines.py`). Names the line binds, attributes, keyword arguments and
+    strings need not be known."""
+    assert line_memory().after("result = []") == ["for value in strings:"]
+    assert "for value in strings:" not in " ".join(candidates("    ", "def f(string):\n    result = []\n", ""))
+    assert candidates("", "strings = ['a']\nresult = []\n", "") == ["for value in strings:"]  # it has them
+    assert 'load_dataset("penguins")' in candidates("penguins = sns.", "import seaborn as sns\n", "")

@@ -41,7 +41,7 @@ from importlib import resources
 from ghostbook.completion.analogies import analogies
 from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.code_names import CodeNames, code_names
-from ghostbook.completion.line_memory import code_lines, line_memory
+from ghostbook.completion.line_memory import OFFERED, code_lines, is_comment, line_memory
 from ghostbook.completion.module_attributes import at_cursor
 from ghostbook.decoding.fragments import is_module
 
@@ -51,6 +51,8 @@ from ghostbook.decoding.fragments import is_module
 MAX_CANDIDATES = 4
 # at most this many of a module's commonest lines (`plt.` -> `show()`, `subplots()`)
 MODULE_LINES = 2
+# the line memory's lines looked at for the `OFFERED` (`completion.line_memory`) that read known names
+MEMORY_LOOKS = 8
 # the notebook text searched on each side of the cursor (characters, nearest kept)
 WINDOW = 20_000
 
@@ -71,6 +73,8 @@ _STRING = re.compile(r"""(['"])([A-Za-z0-9_ .\-]{1,40})\1""")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]*(?:\s+as\s+\w*)?)$")  # `import x`, `import x as y`
 _FROM_IMPORT = re.compile(r"^\s*from\s+[\w.]+\s+import\s+(?:[\w\s,]*,\s*)?(\w*)$")
 _FROM_MODULE = re.compile(r"^\s*from\s+[\w.]*$")  # `from sklearn.`, the module being typed
+_FOR_TARGET = re.compile(r"^\s*(?:async\s+)?for\s+(.+?)\s+in\b")
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\((.*)")
 _ASSIGNED = re.compile(rf"^\s*({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=(?!=)")
 _IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
@@ -97,7 +101,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
     elif _FROM_MODULE.match(head):  # `from sklearn.`: the from-imports the notebook lacks, then the rest
         typed = head.lstrip()
         found = [line[len(typed):] for line in _import_lines(before, after) if line.startswith(typed)] + \
-            _memory_rests(head)
+            _memory_rests(head, before, after)
     elif (m := _FROM_IMPORT.match(head)) is not None:
         found = _unbound_names(head, m.group(1), before, after) or _module_lines(head, before, after)
     elif _in_string(head):  # a key being typed: the notebook's keys before whatever followed them elsewhere
@@ -109,7 +113,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
         key, rests = _continuations(head.lstrip(), before, after)
         own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + \
             _words(head, before, after)
-        memory = _memory_rests(head)
+        memory = _memory_rests(head, before, after)
         found = analogies(head, before, after) + (memory + own if len(key) < len(head.lstrip()) else own + memory)
     out: list[str] = []
     tail = rest.strip()
@@ -243,30 +247,55 @@ def _next_lines(head: str, before: str, after: str) -> list[str]:
 
 
 def _lines_after_above(head: str, before: str, after: str) -> list[str]:
-    """At a line's start: the lines other notebooks write after the code line above the cursor
-    (`completion.line_memory`; a lone `)` too: a plot's call ends so, then `plt.show()`), indented as
+    """At a line's start: the lines other notebooks write after the line above the cursor, code or a
+    comment (`completion.line_memory`; a lone `)` too: a plot's call ends so, then `plt.show()`), indented as
     that line (one level more after a `:`), where the cursor's indentation does not already go past it;
     not the line below the cursor."""
     lines = before.rstrip().rsplit("\n", 1)
     above = lines[-1] if lines else ""
-    if not code_lines(above):
+    if not code_lines(above) and not is_comment(above.strip()):
         return []
     indent = _indent(above) + (4 if above.rstrip().endswith(":") else 0)
     if indent < len(head):
         return []
     below = next((line.strip() for line in after.split("\n") if line.strip()), "")
-    return [" " * (indent - len(head)) + line for line in line_memory().after(above) if line != below]
+    known = _known_words(before, after)
+    lines = [line for line in line_memory().after(above, MEMORY_LOOKS) if line != below and _reads_known(line, known)]
+    return [" " * (indent - len(head)) + line for line in lines[:OFFERED]]
 
 
-def _memory_rests(head: str) -> list[str]:
+def _memory_rests(head: str, before: str, after: str) -> list[str]:
     """Mid-line: the rests of the lines other notebooks begin as the cursor's line
     (`completion.line_memory`), where what is typed holds a whole name of the code's own (`    retu`
-    or `for i in ` say too little)."""
+    or `for i in ` say too little), and whose names the notebook knows (`_reads_known`)."""
     typed = head.lstrip()
     words = _WORD.findall(typed[: len(typed) - len(m.group())] if (m := _PARTIAL.search(typed)) else typed)
     if not any(len(word) > 1 and word not in _KNOWN for word in words):
         return []
-    return line_memory().rests(head)
+    known = _known_words(before, after + "\n" + head)
+    return [rest for rest in line_memory().rests(head, MEMORY_LOOKS) if _reads_known(typed + rest, known)][:OFFERED]
+
+
+def _known_words(before: str, after: str) -> set[str]:
+    return set(_WORD.findall(before)) | set(_WORD.findall(after)) | _KNOWN
+
+
+def _reads_known(line: str, known: set[str]) -> bool:
+    """Whether a line from other notebooks reads only names the notebook has (`known`) or the line
+    binds itself: `for value in strings:` after `result = []` reads `strings`, which makes it someone
+    else's code in a notebook without one. Attributes (`.load_dataset`), keyword arguments (`size=`),
+    strings and import lines aside."""
+    if _IMPORT_LINE.match(line.lstrip()):
+        return True
+    chars, _ = outside_strings(line)
+    code = "".join(ch for _, ch in chars)
+    bound = set()
+    for pattern in (_ASSIGNED, _FOR_TARGET, _DEF):
+        if (m := pattern.match(code)) is not None:
+            bound |= set(_WORD.findall(" ".join(g for g in m.groups() if g)))
+    return all(w.group() in known or w.group() in bound or code[w.start() - 1 : w.start()] == "."
+               or code[w.end() : w.end() + 1] == "=" and code[w.end() : w.end() + 2] != "=="
+               for w in _WORD.finditer(code))
 
 
 def _places(above: list[str], below: list[str], like: Callable[[str], bool]) -> list[tuple[list[str], int]]:

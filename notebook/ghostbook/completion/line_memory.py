@@ -6,7 +6,8 @@ A 3.4M-parameter model knows little of the idioms a data-science notebook repeat
 `import seaborn as sns` the line `sns.set_theme()`. The table (`data/notebook_lines.json.gz`, built by
 `ghostbook train line-table` from the notebooks the model trains on, decontaminated as the corpus is)
 holds each code line (stripped; no comments, magics or long data lines) with the number of notebooks
-that have it, and each pair of consecutive code lines likewise. The candidates
+that have it, and each pair of consecutive code lines likewise; a comment counts only as the line
+above the code line right below it. The candidates
 (`completion.candidates`) offer its lines after the notebook's own; the decoding's model ranks them
 all (`decoding.copies`). Pure text, no model.
 """
@@ -46,6 +47,18 @@ def is_code_line(line: str) -> bool:
 def code_lines(text: str) -> list[str]:
     """The lines of `text` the table keeps, stripped, in order."""
     return [s for line in text.split("\n") if is_code_line(s := line.strip())]
+
+
+def is_comment(line: str) -> bool:
+    """Whether a stripped line is a comment that says something (`# Load the data`, not `#`)."""
+    return line.startswith("#") and len(line) > 2 and len(line) <= MAX_LINE
+
+
+def commented_lines(text: str) -> list[tuple[str, str]]:
+    """The code lines of `text` that come right below a comment, each with that comment (stripped)."""
+    lines = [s for line in text.split("\n") if (s := line.strip())]
+    return [(above, line) for above, line in zip(lines, lines[1:], strict=False)
+            if is_comment(above) and is_code_line(line)]
 
 
 @dataclass(frozen=True)
@@ -88,11 +101,12 @@ class LineMemory:
         indentation aside, at least `MIN_HEAD` characters), in most notebooks first, the shorter first
         among as many."""
         typed = head.lstrip()
-        if len(typed) < MIN_HEAD:
+        if len(typed) < MIN_HEAD or typed.startswith("#"):  # the table's comments are keys, not lines to offer
             return []
         start = bisect.bisect_left(self.lines, typed)
         end = bisect.bisect_left(self.lines, typed + "\U0010ffff", start)
-        best = heapq.nsmallest(limit, (i for i in range(start, end) if len(self.lines[i]) > len(typed)),
+        best = heapq.nsmallest(limit, (i for i in range(start, end) if len(self.lines[i]) > len(typed)
+                                        and not self.lines[i].startswith("#")),
                                key=lambda i: (-self.notebooks[i], len(self.lines[i])))
         return [self.lines[i][len(typed):] for i in best]
 
@@ -115,14 +129,16 @@ def line_memory() -> LineMemory:
 def table_json(texts: Iterable[tuple[str, str]], min_notebooks: int = 1) -> dict[str, list[list[str | int]]]:
     """The table of `texts` (pairs of a notebook's name and its text) in the form `LineMemory.from_json`
     reads: each code line and each pair of consecutive code lines with the number of notebooks that
-    hold it, those in at least `min_notebooks`."""
+    hold it, those in at least `min_notebooks`; and each comment right above a code line, with that
+    pair (`# License: MIT` -> `print(__doc__)`: a key, never a line to offer)."""
     seen: dict[str, set[str]] = {}
     pairs: dict[tuple[str, str], set[str]] = {}
     for name, text in texts:
         lines = code_lines(text)
-        for line in lines:
+        commented = commented_lines(text)
+        for line in [*lines, *(comment for comment, _ in commented)]:
             seen.setdefault(line, set()).add(name)
-        for pair in zip(lines, lines[1:], strict=False):
+        for pair in [*zip(lines, lines[1:], strict=False), *commented]:
             pairs.setdefault(pair, set()).add(name)
     kept = sorted(line for line, names in seen.items() if len(names) >= min_notebooks)
     at = {line: i for i, line in enumerate(kept)}
