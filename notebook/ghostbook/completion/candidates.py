@@ -259,9 +259,9 @@ def _lines_after_above(head: str, before: str, after: str) -> list[str]:
     if indent < len(head):
         return []
     below = next((line.strip() for line in after.split("\n") if line.strip()), "")
-    known = _known_words(before, after)
-    lines = [line for line in line_memory().after(above, MEMORY_LOOKS) if line != below and _reads_known(line, known)]
-    return [" " * (indent - len(head)) + line for line in lines[:OFFERED]]
+    lines = [line for line in line_memory().after(above, MEMORY_LOOKS) if line != below]
+    known = _known_words(before, after) if lines else set()  # (~1 ms: only where the table has lines)
+    return [" " * (indent - len(head)) + line for line in lines if _reads_known(line, known)][:OFFERED]
 
 
 def _memory_rests(head: str, before: str, after: str) -> list[str]:
@@ -272,8 +272,9 @@ def _memory_rests(head: str, before: str, after: str) -> list[str]:
     words = _WORD.findall(typed[: len(typed) - len(m.group())] if (m := _PARTIAL.search(typed)) else typed)
     if not any(len(word) > 1 and word not in _KNOWN for word in words):
         return []
-    known = _known_words(before, after + "\n" + head)
-    return [rest for rest in line_memory().rests(head, MEMORY_LOOKS) if _reads_known(typed + rest, known)][:OFFERED]
+    rests = line_memory().rests(head, MEMORY_LOOKS)
+    known = _known_words(before, after + "\n" + head) if rests else set()
+    return [rest for rest in rests if _reads_known(typed + rest, known)][:OFFERED]
 
 
 def _known_words(before: str, after: str) -> set[str]:
