@@ -41,7 +41,7 @@ from importlib import resources
 from ghostbook.completion.analogies import analogies
 from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.code_names import CodeNames, code_names
-from ghostbook.completion.line_memory import OFFERED, code_lines, is_comment, line_memory
+from ghostbook.completion.line_memory import OFFERED, is_code_line, is_comment, line_memory
 from ghostbook.completion.module_attributes import at_cursor
 from ghostbook.decoding.fragments import is_module
 
@@ -253,7 +253,7 @@ def _lines_after_above(head: str, before: str, after: str) -> list[str]:
     not the line below the cursor."""
     lines = before.rstrip().rsplit("\n", 1)
     above = lines[-1] if lines else ""
-    if not code_lines(above) and not is_comment(above.strip()):
+    if not is_code_line(above.strip()) and not is_comment(above.strip()):
         return []
     indent = _indent(above) + (4 if above.rstrip().endswith(":") else 0)
     if indent < len(head):

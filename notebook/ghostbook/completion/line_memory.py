@@ -105,8 +105,7 @@ class LineMemory:
             return []
         start = bisect.bisect_left(self.lines, typed)
         end = bisect.bisect_left(self.lines, typed + "\U0010ffff", start)
-        best = heapq.nsmallest(limit, (i for i in range(start, end) if len(self.lines[i]) > len(typed)
-                                        and not self.lines[i].startswith("#")),
+        best = heapq.nsmallest(limit, (i for i in range(start, end) if len(self.lines[i]) > len(typed)),
                                key=lambda i: (-self.notebooks[i], len(self.lines[i])))
         return [self.lines[i][len(typed):] for i in best]
 

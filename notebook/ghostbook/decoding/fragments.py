@@ -67,10 +67,9 @@ class Fragments:
         module itself (`import se`, `import mat`), not a module it imports already (`import numpy`
         below `import numpy as np`)."""
         top = module.split(".")[0]
-        tops = {name.split(".")[0] for name in self._modules}
-        if top.encode() in self._imported and top not in tops:
+        if top.encode() in self._imported and top not in self._tops:
             return False
-        if any(name.startswith(top) and name != top for name in tops) and not is_module(top):
+        if any(name.startswith(top) and name != top for name in self._tops) and not is_module(top):
             return False
         return aliased or module not in self._modules
 
@@ -78,6 +77,11 @@ class Fragments:
     def _modules(self) -> frozenset[str]:
         """The modules the text imports (`import numpy as np`: `numpy`; `from a.b import c`: `a.b`)."""
         return frozenset(m.group(1) or m.group(2) for m in _IMPORTED_MODULE.finditer(self.text))
+
+    @functools.cached_property
+    def _tops(self) -> frozenset[str]:
+        """The top-level names of `_modules` (`matplotlib` for `matplotlib.pyplot`)."""
+        return frozenset(name.split(".")[0] for name in self._modules)
 
     @functools.cached_property
     def _owners(self) -> frozenset[bytes]:
