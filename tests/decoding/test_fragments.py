@@ -63,3 +63,27 @@ def test_only_a_new_line_asks_for_it() -> None:
     assert new_line is not None and not new_line.fits(b"s") and new_line.fits(b"sales.head()")
     mid_line = plan("total = s").rules.syntax
     assert mid_line is not None and mid_line.fits(b"s")
+
+
+def test_a_lone_name_above_more_code_or_in_a_block_is_a_fragment() -> None:
+    """In the middle of a cell `G` does nothing (IPython shows only the last line's value): seen on the
+    notebook benchmark as the beam's short line where `G.add_edge(...)` was meant. Keywords stay lines."""
+    text = "import networkx as nx\nG = nx.Graph()\nG.add_edge(1, 2)\n"
+    mid = Fragments(text, shown=False)
+    assert not mid.fits(b"G") and not mid.fits(b"print") and mid.fits(b"G.add_edge(2, 3)")
+    assert mid.fits(b"break") and mid.fits(b"return") and mid.fits(b"pass")
+    last = Fragments(text)
+    assert last.fits(b"G") and not last.fits(b"    G")  # the cell's last line shows it; a block's body does not
+
+
+def test_the_plan_knows_where_a_lone_name_shows() -> None:
+    def fits(cell_prefix: str, cell_suffix: str, line: bytes) -> bool:
+        text = Around(NOTEBOOK + cell_prefix, cell_suffix, cell_prefix, cell_suffix)
+        fit = DecodePlan.around(text, b"", 16, frozenset(), Choices(beam=4)).rules.syntax
+        return fit is None or fit.fits(line)
+
+    assert fits("sales.head()\n", "", b"sales")  # the cell's last line: its value shows
+    assert fits("sales.head()\n", "\n# done\n", b"sales")  # a comment below is no code
+    assert not fits("sales.head()\n", "\nsales.tail()\n", b"sales")  # above more code: it does nothing
+    assert not fits("for s in [sales]:\n    ", "", b"sales")  # a block's body
+    assert fits("print(\n    ", "\n)\n", b"sales")  # in brackets: an argument

@@ -17,6 +17,7 @@ from ghostbook.decoding.repetition import (
     nearby_lines,
     open_call,
     open_callee,
+    repeated_values,
 )
 from ghostbook.decoding.suggestion import SuggestionRules
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
@@ -120,3 +121,17 @@ def test_the_search_keeps_the_same_rules() -> None:
     assert plan.rules.indent is not None and plan.rules.indent.allows(b" np") is False
     greedy = DecodePlan.around(Around("if x:\n", "", "if x:\n", ""), b"", 16, frozenset(), Choices(beam=1))
     assert greedy.rules.indent is not None and greedy.rules.indent.allows(b"y") is False
+
+
+def test_a_value_assigned_just_above_is_not_the_next_value() -> None:
+    """Seen on the notebook benchmark: `mod_h = HurdleCountModel(y, x)`, then `res_h = ` +
+    `HurdleCountModel(y, x)` (the model copies the line above) where `mod_h.fit()` was meant."""
+    cell = "mod_h = HurdleCountModel(y, x)\nprint(mod_h)\nres_h = "
+    assert repeated_values("res_h = ", cell) == {b"HurdleCountModel(y, x)"}
+    assert repeated_values("res_h =", cell[:-1]) == {b" HurdleCountModel(y, x)"}
+    assert repeated_values("res_h = mod", cell + "mod") == frozenset()  # a value begun: not asked
+    assert repeated_values("a = ", "x = 1\ny = 2\nz = 3\nw = 4\na = ") == {b"2", b"3", b"4"}  # 3 lines up
+    # keyword arguments in an open call share values: `sharex=True,` then `sharey=True,`
+    assert repeated_values("    sharey=", "fig, ax = plt.subplots(\n    sharex=True,\n    sharey=") == frozenset()
+    plan = DecodePlan.around(Around(cell, "", cell, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert b"HurdleCountModel(y, x)" in plan.rules.avoid

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ghostbook.decoding.syntax_fit import SyntaxFit, open_brackets, parses
+from ghostbook.decoding.syntax_fit import SyntaxFit, open_brackets, parses, repeats_keyword
+from ghostbook.eval.notebook_data import load_notebooks, packaged_split
+from ghostbook.eval.notebook_tasks import notebook_tasks
 from ghostbook.eval.tasks import humaneval_single_line
 
 BEFORE = "def count(xs):\n    n = 0\n    for x in xs:\n"
@@ -56,3 +58,22 @@ def test_magic_and_shell_lines_read_as_pass() -> None:
     fit = SyntaxFit("%matplotlib inline\nimport os\n!pip list\nfor f in os.listdir():\n", "\n%time x = 1\n")
     assert fit.fits(b"    print(f)")
     assert not fit.fits(b"print(f)")
+
+
+def test_a_keyword_argument_given_twice_in_one_call_does_not_fit() -> None:
+    fit = SyntaxFit("sns.heatmap(corr, cbar_ax=cax, ", "\nplt.show()\n")
+    assert parses("sns.heatmap(corr, cbar_ax=cax, cbar_ax=cax)")  # the parser lets it through
+    assert not fit.fits(b"cbar_ax=cax, cbar_ax=cax)")
+    assert not fit.fits(b"cbar_ax=cax)")
+    assert fit.fits(b"square=True)")
+    assert repeats_keyword("f(a=1, b=2, a=3")  # a line left open counts as read so far
+    assert not repeats_keyword("f(a=1, b=2, a")  # no `=` yet
+    assert not repeats_keyword("f(a=1, g(a=2), b=(a == 2))")  # another call, a comparison
+    assert not repeats_keyword("f(a=1)(a=2)")
+
+
+def test_no_notebook_benchmark_line_gives_a_keyword_twice() -> None:
+    for split in ("validation", "test"):
+        for task in notebook_tasks(load_notebooks(packaged_split(split))):
+            line = task.cells[task.index][: task.cursor].rsplit("\n", 1)[-1] + task.expected
+            assert not repeats_keyword(line), task.task_id

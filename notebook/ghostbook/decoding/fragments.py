@@ -1,12 +1,15 @@
-"""A new line that says nothing is no line to offer: a lone name the notebook never mentions, an
-empty comment, or an import of nothing new (`import s`, `import sns`, `import numpy` below `import
-numpy as np`).
+"""A new line that says nothing is no line to offer: a lone name the notebook never mentions (or any
+lone name where it would do nothing: above more code of its cell, or inside a block), an empty
+comment, or an import of nothing new (`import s`, `import sns`, `import numpy` below `import numpy as
+np`).
 
 At a new line's start the small model's likeliest line is often a fragment: `s`, `p`, `se`, `#` (on
 the notebook benchmark's test split a lone `s` was the suggestion for 47 of 254 new-line and new-cell
 tasks). A bare name is a statement only to show a variable's value, which a notebook does with a name
-it has. `Fragments` is a line rule (`lines.LineFit`) that such lines do not keep, combined with the
-syntax rule by `AllFit`: the likeliest line that keeps both wins.
+it has, on a cell's last line at the top level (IPython shows that one); above more code, or in a
+block, it does nothing (`G`, `p`, `ax` in the middle of a cell: the beam's short line that beats the
+longer lines which begin with it). `Fragments` is a line rule (`lines.LineFit`) that such lines do
+not keep, combined with the syntax rule by `AllFit`: the likeliest line that keeps both wins.
 
 Pure: no model here.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import keyword
 import re
 import sys
 from collections.abc import Sequence
@@ -32,10 +36,13 @@ class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
     notebook around the cursor) does not have as a word, binds by an import or writes only before a
     dot (`sns`, `nx`: a module shown says nothing), a `#` with nothing after it, or an import of one
-    module that brings nothing new (`_new_import`)."""
+    module that brings nothing new (`_new_import`). With `shown` False (the line is above more code
+    of its cell, or in a block) a lone name is a fragment whatever it names, and so is one the line
+    indents (a block's body); keywords (`break`, `return`) are statements, not names."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, shown: bool = True) -> None:
         self.text = text
+        self.shown = shown
 
     @functools.cached_property
     def _words(self) -> frozenset[bytes]:
@@ -58,8 +65,11 @@ class Fragments:
             return False
         if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
             return self._new_import(m.group(1), m.group(2) is not None)
-        return _NAME.fullmatch(code) is None or (code in self._words and code not in self._imported
-                                                 and code not in self._owners)
+        if _NAME.fullmatch(code) is None or keyword.iskeyword(code.decode()):
+            return True
+        if not self.shown or line[:1].isspace():
+            return False
+        return code in self._words and code not in self._imported and code not in self._owners
 
     def _new_import(self, module: str, aliased: bool) -> bool:
         """Whether `import module` (`aliased`: with an `as`) brings something new: not a name the

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ghostbook.decoding import copies as copied
+from ghostbook.decoding.arguments import KeywordNext
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
@@ -16,7 +17,7 @@ from ghostbook.decoding.fragments import AllFit, Fragments
 from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules
 from ghostbook.decoding.reading import ReadCheck
-from ghostbook.decoding.repetition import EchoStart, avoid_first, nearby_lines, repeated_lines
+from ghostbook.decoding.repetition import EchoStart, avoid_first, nearby_lines, repeated_lines, repeated_values
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
@@ -102,14 +103,18 @@ class DecodePlan:
         fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
         begins: StartRule | None = start
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
-            fit = _both(fit, Fragments(text.prefix + text.suffix))
+            shown = _shows_a_name(start, head, text.cell_suffix)
+            fit = _both(fit, Fragments(text.prefix + text.suffix, shown=shown))
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes)) is not None:
             fit = _both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
             begins = attributes if start is None else AllStarts([start, attributes])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
             begins = echo if begins is None else AllStarts([begins, echo])
+        if (keywords := KeywordNext.at(text.cell_prefix)) is not None:  # after `title="x", ` only `name=`
+            begins = keywords if begins is None else AllStarts([begins, keywords])
         rules = LineRules(
-            repeated_lines(text.prefix, text.suffix) | avoid_first(head, near),
+            repeated_lines(text.prefix, text.suffix) | avoid_first(head, near)
+            | repeated_values(head, text.cell_prefix),
             begins,
             fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
@@ -124,6 +129,16 @@ class DecodePlan:
         if self.copy_model is not None:  # the first line's search reads the notebook too
             model = Mixed(model, self.copy_model, index.breaks)
         decode(Run(model, index, vocab.special | self.stop_ids, cancelled, emit), self)
+
+
+def _shows_a_name(start: StartRule | None, head: str, cell_suffix: str) -> bool:
+    """Whether a lone name written on the cursor's new line (indented `head`) would show its value: on
+    the cell's last code line at the top level, or (no start rule: in brackets) as it may be an
+    argument; not above more of the cell's code nor in a block."""
+    if start is None:
+        return True
+    below = cell_suffix.partition("\n")[2]
+    return not head and not any(ln.strip() and not ln.lstrip().startswith("#") for ln in below.split("\n"))
 
 
 def _both(fit: LineFit | None, rule: LineFit) -> LineFit:

@@ -18,6 +18,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
+from ghostbook.decoding.syntax_fit import parses, without_magics
+
 LOOP_LINES = 4  # the longest run of lines whose repeat `looping_lines` stops
 REPEAT = re.compile(r"(.{1,40}?)\1{3,}", re.DOTALL)  # matched against the reversed text: a loop at the end
 
@@ -267,6 +269,25 @@ def open_call(head: str) -> tuple[str, str] | None:
         return None
     callee, at = opened[-1]
     return callee, code[at:]
+
+
+# `target = ` (or `target =`) with nothing after it: the cursor is at an assignment's value
+_VALUE_ASKED = re.compile(r"^\s*[^=#(]+?\s*=\s*$")
+_ASSIGNMENT = re.compile(r"^\s*[^=#(]+?\s*=(?!=)\s*(\S.*?)\s*$")
+
+
+def repeated_values(head: str, before: str, reach: int = NEARBY) -> frozenset[bytes]:
+    """For the search's `avoid` of a first line: at an assignment's value (`res_h = `), the values the
+    code lines within `reach` lines above assign. A value computed again under another name is the line
+    above copied, not the next step (`mod_h = HurdleCountModel(y, x)`, then `res_h = ` +
+    `HurdleCountModel(y, x)` where `mod_h.fit()` was meant; on the notebook benchmark never the value
+    meant). Not inside brackets, where keyword arguments share values (`sharex=True,`, then `sharey=`)."""
+    above = before[: len(before) - len(head)]
+    if _VALUE_ASKED.match(head) is None or not parses(without_magics(above)):
+        return frozenset()
+    values = {m.group(1) for line in above.split("\n")[-reach - 1 :] if (m := _ASSIGNMENT.match(line))}
+    space = "" if head.endswith(" ") else " "
+    return frozenset((space + value).encode() for value in values)
 
 
 def _first_lines(text: str, n: int) -> str:

@@ -45,9 +45,11 @@ class SyntaxFit:
         return self._seen[line]
 
     def _fits(self, text: str) -> bool:
+        full = self.before.rsplit("\n", 1)[-1] + text  # the cursor's whole line up to the line's end
+        if repeats_keyword(full):
+            return False
         if parses(self.before + text + self.after):
             return True
-        full = self.before.rsplit("\n", 1)[-1] + text  # the cursor's whole line up to the line's end
         opened = open_brackets(full)
         if opened is None:
             return False
@@ -74,6 +76,32 @@ def parses(source: str) -> bool:
         except (SyntaxError, ValueError):  # ValueError: a null byte
             return False
     return True
+
+
+def repeats_keyword(line: str) -> bool:
+    """Whether one call on `line` passes the same keyword argument twice (`cbar=False, cbar=False`):
+    Python's compiler rejects it, its parser (`parses`) does not."""
+    if line.count("=") < 2:
+        return False
+    calls: list[set[str] | None] = []  # per open bracket: the keywords given, None for no call
+    toks: list[tokenize.TokenInfo] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line.lstrip()).readline):
+            if tok.type == tokenize.OP and tok.string in CLOSERS:
+                is_call = tok.string == "(" and bool(toks) and (toks[-1].type == tokenize.NAME
+                                                                or toks[-1].string in ")]")
+                calls.append(set() if is_call else None)
+            elif tok.type == tokenize.OP and tok.string in CLOSERS.values() and calls:
+                calls.pop()
+            elif (tok.type == tokenize.OP and tok.string == "=" and calls and calls[-1] is not None
+                  and len(toks) >= 2 and toks[-1].type == tokenize.NAME and toks[-2].string in "(,"):
+                if toks[-1].string in calls[-1]:
+                    return True
+                calls[-1].add(toks[-1].string)
+            toks.append(tok)
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass  # a line left open or unreadable: what was read so far
+    return False
 
 
 def open_brackets(line: str) -> list[str] | None:

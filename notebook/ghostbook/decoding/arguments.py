@@ -1,0 +1,67 @@
+"""After a keyword argument, only keyword arguments: a start rule (`indentation.StartRule`).
+
+In `dta.plot(title="Returns", ` the next argument must be `name=...` (or `*args`, `**kwargs`, or
+the call's end): Python takes no positional argument after a keyword one. The syntax rule
+(`decoding.syntax_fit`) rejects such a line only once it is whole, by when the beam may have spent its
+search on lines that copy other calls' positional arguments, leaving nothing to show. This rule drops
+them as they form. Pure: no model here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ghostbook.decoding.repetition import open_call
+
+_KEYWORD = re.compile(r"[A-Za-z_]\w*\s*=(?!=)")
+_NAME_BEGUN = re.compile(r"[A-Za-z_]\w*\s*")
+_KEYWORD_TYPED = re.compile(r"(?:^|,)\s*[A-Za-z_]\w*\s*=(?!=)")
+
+
+@dataclass(frozen=True)
+class KeywordNext:
+    """The rule where the call the cursor is in has a keyword argument typed and the cursor is at
+    the next argument's start (after a comma)."""
+
+    @classmethod
+    def at(cls, before: str) -> KeywordNext | None:
+        """The rule for the cursor after `before` (the cursor's cell up to it: a call may span lines),
+        or None where it does not apply."""
+        if not before.rstrip().endswith(","):
+            return None
+        call = open_call(before)
+        if call is None or not _KEYWORD_TYPED.search(_top_level(call[1])):
+            return None
+        return cls()
+
+    def allows(self, text: bytes) -> bool | None:
+        written = text.decode("utf-8", "replace").lstrip()
+        if not written:
+            return None
+        if written[0] in "*)" or written[0] == "#" or _KEYWORD.match(written):
+            return True
+        return None if _NAME_BEGUN.fullmatch(written) else False
+
+
+def _top_level(args: str) -> str:
+    """`args` with what is inside brackets and strings blanked (roughly: a quote toggles), so that
+    only the call's own arguments show."""
+    out: list[str] = []
+    depth, quote = 0, ""
+    for ch in args:
+        if quote:
+            quote = "" if ch == quote else quote
+            out.append(" ")
+        elif ch in "'\"":
+            quote = ch
+            out.append(" ")
+        elif ch in "([{":
+            depth += 1
+            out.append(" ")
+        elif ch in ")]}":
+            depth -= 1
+            out.append(" ")
+        else:
+            out.append(ch if depth == 0 else " ")
+    return "".join(out)

@@ -1,0 +1,38 @@
+"""After a keyword argument only keyword arguments (`decoding.arguments`): the rule, and the plan
+that asks for it where the cursor's call has one typed, on the cursor's line or the lines above."""
+
+from __future__ import annotations
+
+from ghostbook.decoding.arguments import KeywordNext
+from ghostbook.decoding.plan import Around, Choices, DecodePlan
+from ghostbook.decoding.syntax_fit import SyntaxFit
+
+
+def test_after_a_keyword_argument_a_positional_one_is_dropped_as_it_forms() -> None:
+    head = 'dta_kns[0].plot(title="Excess returns", '
+    rule = KeywordNext.at(head)
+    assert rule is not None
+    for text in ("figsize=(12, 3))", "**kwargs)", ")", "\n    alpha=0.5)", "# the size\n"):
+        assert rule.allows(text.encode()) is True, text
+    for text in ("dta_kns, k_regimes=3)", '"b")', "x == 1", "1)"):
+        assert rule.allows(text.encode()) is False, text
+        assert not SyntaxFit(head, "\n").fits(text.encode())  # what the syntax rule says only at its end
+    assert rule.allows(b"figsize") is None and rule.allows(b"") is None  # undecided: a keyword may follow
+
+
+def test_the_rule_applies_only_after_a_keyword_argument_of_the_open_call() -> None:
+    assert KeywordNext.at("plt.plot(x, y, ") is None  # positional arguments only
+    assert KeywordNext.at("f(g(a=1), ") is None  # the keyword is another call's
+    assert KeywordNext.at('d = dict(a="x, y=1", ') is not None
+    assert KeywordNext.at('f(a="x, y=1") + g(b, ') is None  # the keyword's call is closed
+    assert KeywordNext.at("x = [a, b == 1, ") is None  # a comparison, in a list
+    assert KeywordNext.at("f(a=1, b") is None  # not at an argument's start
+    spanning = 'fig = plot(\n    ax,\n    response=days,\n    colors=["red", "blue"],\n    '
+    assert KeywordNext.at(spanning) is not None  # a call written one argument per line
+
+
+def test_the_plan_asks_for_a_keyword_argument() -> None:
+    cell = 'fig, ax = plt.subplots(1, 2, sharey=True, '
+    plan = DecodePlan.around(Around(cell, ")\n", cell, ")\n"), b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert plan.rules.indent is not None
+    assert plan.rules.indent.allows(b"x, y") is False and plan.rules.indent.allows(b"figsize=(8, 4)") is not False
