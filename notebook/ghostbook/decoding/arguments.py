@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ghostbook.decoding.repetition import open_call
+from ghostbook.decoding.repetition import open_call, top_level
 
 _KEYWORD = re.compile(r"[A-Za-z_]\w*\s*=(?!=)")
 _NAME_BEGUN = re.compile(r"[A-Za-z_]\w*\s*")
@@ -31,7 +31,7 @@ class KeywordNext:
         if not before.rstrip().endswith(","):
             return None
         call = open_call(before)
-        if call is None or not _KEYWORD_TYPED.search(_top_level(call[1])):
+        if call is None or not _KEYWORD_TYPED.search(top_level(call[1])):
             return None
         return cls()
 
@@ -43,25 +43,3 @@ class KeywordNext:
             return True
         return None if _NAME_BEGUN.fullmatch(written) else False
 
-
-def _top_level(args: str) -> str:
-    """`args` with what is inside brackets and strings blanked (roughly: a quote toggles), so that
-    only the call's own arguments show."""
-    out: list[str] = []
-    depth, quote = 0, ""
-    for ch in args:
-        if quote:
-            quote = "" if ch == quote else quote
-            out.append(" ")
-        elif ch in "'\"":
-            quote = ch
-            out.append(" ")
-        elif ch in "([{":
-            depth += 1
-            out.append(" ")
-        elif ch in ")]}":
-            depth -= 1
-            out.append(" ")
-        else:
-            out.append(ch if depth == 0 else " ")
-    return "".join(out)

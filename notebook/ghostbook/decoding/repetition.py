@@ -216,9 +216,17 @@ ECHO_ARGS = 8
 
 def _first_argument(args: str) -> str:
     """The first of the arguments `args` (typed after a call's bracket), up to its first comma outside
-    brackets and strings (roughly: a quote toggles)."""
+    brackets and strings."""
+    comma = top_level(args).find(",")
+    return (args if comma == -1 else args[:comma]).rstrip()
+
+
+def top_level(args: str) -> str:
+    """`args` (typed after a call's bracket) with what is inside brackets and strings blanked (roughly:
+    a quote toggles), so that only the call's own arguments show, at the same positions."""
+    out: list[str] = []
     depth, quote = 0, ""
-    for i, ch in enumerate(args):
+    for ch in args:
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
@@ -227,9 +235,11 @@ def _first_argument(args: str) -> str:
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
-            return args[:i].rstrip()
-    return args.rstrip()
+        else:
+            out.append(ch if depth == 0 else " ")
+            continue
+        out.append(" ")
+    return "".join(out)
 
 
 def open_callee(head: str) -> str | None:
