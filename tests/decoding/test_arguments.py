@@ -36,3 +36,9 @@ def test_the_plan_asks_for_a_keyword_argument() -> None:
     plan = DecodePlan.around(Around(cell, ")\n", cell, ")\n"), b"", 16, frozenset(), Choices(beam=8, read_check=False))
     assert plan.rules.indent is not None
     assert plan.rules.indent.allows(b"x, y") is False and plan.rules.indent.allows(b"figsize=(8, 4)") is not False
+
+
+def test_where_other_rules_hold_there_is_none() -> None:
+    assert KeywordNext.at("xs = sorted(pairs, key=lambda a, ") is None  # a lambda's next parameter
+    assert KeywordNext.at("def f(a, b=1, *, ") is None  # keyword-only parameters need no default
+    assert KeywordNext.at("def f(a, b=1, ") is not None  # a parameter without a default may not follow

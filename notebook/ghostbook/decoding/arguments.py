@@ -17,6 +17,8 @@ from ghostbook.decoding.repetition import open_call, top_level
 _KEYWORD = re.compile(r"[A-Za-z_]\w*\s*=(?!=)")
 _NAME_BEGUN = re.compile(r"[A-Za-z_]\w*\s*")
 _KEYWORD_TYPED = re.compile(r"(?:^|,)\s*[A-Za-z_]\w*\s*=(?!=)")
+# where other rules hold: a lambda's parameters (`key=lambda a, b: ...`), a def's keyword-only ones after `*`
+_OTHER_RULES = re.compile(r"\blambda\b|(?:^|,)\s*\*\s*,")
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,8 @@ class KeywordNext:
         if not before.rstrip().endswith(","):
             return None
         call = open_call(before)
-        if call is None or not _KEYWORD_TYPED.search(top_level(call[1])):
+        args = top_level(call[1]) if call is not None else ""
+        if not _KEYWORD_TYPED.search(args) or _OTHER_RULES.search(args):
             return None
         return cls()
 
