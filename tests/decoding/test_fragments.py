@@ -4,12 +4,15 @@ new line."""
 
 from __future__ import annotations
 
+from ghostbook.decoding import search
 from ghostbook.decoding.fragments import AllFit, Fragments
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import TokenIndex
 
-from tests.decoding.test_beam import EOT, PIECES, beam_line, table_model
+from ghostbook.models.backend import TokenOut
+
+from tests.decoding.test_beam import EOT, PIECES, TableModel, beam_line, table_model
 
 NOTEBOOK = "import pandas as pd\nsales = pd.read_csv('sales.csv')\n"
 
@@ -87,3 +90,22 @@ def test_the_plan_knows_where_a_lone_name_shows() -> None:
     assert not fits("sales.head()\n", "\nsales.tail()\n", b"sales")  # above more code: it does nothing
     assert not fits("for s in [sales]:\n    ", "", b"sales")  # a block's body
     assert fits("print(\n    ", "\n)\n", b"sales")  # in brackets: an argument
+
+
+def test_greedy_does_not_end_a_first_line_that_is_a_fragment() -> None:
+    """Where the beam ran out of time, greedy finished its line and the model ended it at once (`import
+    mat`, `color_p`): with the beam's rule greedy goes on to "ab" (b, 0.1) where "a" would end (0.8)."""
+    seek, _ = table_model({(): {1: 0.9}, (1,): {EOT: 0.8, 2: 0.1}, (1, 2): {EOT: 0.9}})
+    fragments = Fragments("ab = 1\n")  # "a" is no name of the notebook's, "ab" is
+
+    def greedy(fit: Fragments | None, written: bytes = b"") -> list[int]:
+        out: list[TokenOut] = []
+        run = search.Run(TableModel(seek), TokenIndex(PIECES, {EOT}), {EOT}, lambda: False, out.append)
+        search.greedy(run, 8, fit=fit, written=written)
+        return [t.id for t in out]
+
+    assert greedy(None) == [1]
+    assert greedy(fragments) == [1, 2]
+    always = Fragments("")  # no name fits: greedy gives up declining after `REFUSALS` tries
+    seek, _ = table_model({(): {1: 0.9}, (1,): {EOT: 0.8, 1: 0.1}})
+    assert len(greedy(always)) == 1 + search.REFUSALS  # "a", then one more token per refusal

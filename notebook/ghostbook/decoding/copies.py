@@ -28,7 +28,7 @@ from ghostbook.models.backend import Evaluation
 # benchmark's validation split (README, "What the notebook repeats" and "After `module.`"); a
 # bounded bonus keeps the model a veto over a copy it finds absurd.
 COPY_BONUS = 32.0
-RANK_COST = 3.0
+RANK_COST = 8.0
 
 
 def line_score(model: Evaluation, index: TokenIndex, ends: Collection[int], tokens: Sequence[int],

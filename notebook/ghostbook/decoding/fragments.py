@@ -32,6 +32,10 @@ _IMPORTED_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+
 _IMPORT_LINE = re.compile(r"import[ \t]+([A-Za-z_][\w.]*)([ \t]+as[ \t]+\w+)?")
 
 
+# `import t`: a module's name this short that is no module here is a name begun
+BEGUN = 2
+
+
 class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
     notebook around the cursor) does not have as a word, binds by an import or writes only before a
@@ -74,12 +78,15 @@ class Fragments:
     def _new_import(self, module: str, aliased: bool) -> bool:
         """Whether `import module` (`aliased`: with an `as`) brings something new: not a name the
         notebook's imports bind (`import sns`), not the start of a module's name it imports that is no
-        module itself (`import se`, `import mat`), not a module it imports already (`import numpy`
-        below `import numpy as np`)."""
+        module itself (`import se`, `import mat`), not a name of `BEGUN` letters or fewer that is no
+        module here and that the notebook never uses (`import t`, a name begun; this Python may lack
+        a module the kernel has, so longer names stay), not a module it imports already (`import
+        numpy` below `import numpy as np`)."""
         top = module.split(".")[0]
         if top.encode() in self._imported and top not in self._tops:
             return False
-        if any(name.startswith(top) and name != top for name in self._tops) and not is_module(top):
+        if not is_module(top) and (any(name.startswith(top) and name != top for name in self._tops)
+                                   or len(top) <= BEGUN and not re.search(rf"(?<![\w.]){re.escape(top)}\.", self.text)):
             return False
         return aliased or module not in self._modules
 

@@ -66,7 +66,10 @@ class DecodePlan:
     beam may take (`Choices`), counted from `made` (`time.perf_counter()`) for the first line.
     `copies`: candidate first lines copied from the notebook (token ids, the healed bytes first),
     ranked with the beam's line (`decoding.copies`); `copy_model`: the prompt's tokens as a second
-    model the beam's first line reads too (`decoding.copy_model`)."""
+    model the beam's first line reads too (`decoding.copy_model`). `words`: the rule for the first
+    line's words (`decoding.fragments` on a new line, `decoding.attributes` after `module.`), part of
+    `rules.syntax`, which greedy keeps too where it finishes a line the beam ran out of time on (a
+    syntax rule would hold it where the cell is broken elsewhere)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -80,6 +83,7 @@ class DecodePlan:
     copies: tuple[tuple[int, ...], ...] = ()
     copy_model: CopyModel | None = field(default=None, compare=False)
     asks: bool = False
+    words: LineFit | None = None
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -102,10 +106,12 @@ class DecodePlan:
             start = dataclasses.replace(start, newline=False)
         fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
         begins: StartRule | None = start
+        words: LineFit | None = None  # what the line's words must be, which greedy keeps too
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
-            shown = _shows_a_name(start, head, text.cell_suffix)
-            fit = _both(fit, Fragments(text.prefix + text.suffix, shown=shown))
+            words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
+            fit = _both(fit, words)
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes)) is not None:
+            words = attributes
             fit = _both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
             begins = attributes if start is None else AllStarts([start, attributes])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
@@ -121,7 +127,7 @@ class DecodePlan:
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies, copy_model=copy_model, asks=asks)
+                   copies=copies, copy_model=copy_model, asks=asks, words=words)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -169,7 +175,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
             written, rule = text[len(plan.heal):], plan.rules.indent
             undecided = rule is not None and (not written or rule.allows(written) is None)
             greedy(run, plan.max_new_tokens - len(line), plan.heal[len(text):], done=line,
-                   indent=rule if undecided else None, written=written)
+                   indent=rule if undecided else None, written=written, fit=plan.words)
         return
     if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
         done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget, plan.search_ms)
