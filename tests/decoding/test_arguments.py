@@ -42,3 +42,13 @@ def test_where_other_rules_hold_there_is_none() -> None:
     assert KeywordNext.at("xs = sorted(pairs, key=lambda a, ") is None  # a lambda's next parameter
     assert KeywordNext.at("def f(a, b=1, *, ") is None  # keyword-only parameters need no default
     assert KeywordNext.at("def f(a, b=1, ") is not None  # a parameter without a default may not follow
+
+
+def test_a_keyword_named_as_a_variable_of_the_notebook_is_none() -> None:
+    """Seen in the browser: `sns.heatmap(penguins.corr(), annot=True, ` + `penguins=False` (the model
+    copies a name from the prompt). A name the notebook also passes as a keyword (`ax=ax`) stays."""
+    text = 'penguins = sns.load_dataset("penguins")\nfig, ax = plt.subplots()\nsns.histplot(penguins, ax=ax)\n'
+    rule = KeywordNext.at("sns.heatmap(penguins.corr(), annot=True, ", text)
+    assert rule is not None and rule.variables == {"penguins", "fig"}
+    assert rule.allows(b"penguins=False") is False and rule.allows(b"fig=1") is False
+    assert rule.allows(b"ax=ax)") is True and rule.allows(b'cmap="vlag")') is True

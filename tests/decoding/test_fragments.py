@@ -9,7 +9,6 @@ from ghostbook.decoding.fragments import AllFit, Fragments
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import TokenIndex
-
 from ghostbook.models.backend import TokenOut
 
 from tests.decoding.test_beam import EOT, PIECES, TableModel, beam_line, table_model

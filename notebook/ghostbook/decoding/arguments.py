@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 from ghostbook.decoding.repetition import open_call, top_level
 
-_KEYWORD = re.compile(r"[A-Za-z_]\w*\s*=(?!=)")
+_KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)")
+# a name bound at a line's start (`penguins = ...`, `fig, ax = ...`), a name passed as a keyword
+_BOUND = re.compile(r"^[ \t]*([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*=(?!=)", re.M)
+_PASSED = re.compile(r"[(,]\s*([A-Za-z_]\w*)\s*=(?!=)")
 _NAME_BEGUN = re.compile(r"[A-Za-z_]\w*\s*")
 _KEYWORD_TYPED = re.compile(r"(?:^|,)\s*[A-Za-z_]\w*\s*=(?!=)")
 # where other rules hold: a lambda's parameters (`key=lambda a, b: ...`), a def's keyword-only ones after `*`
@@ -24,25 +27,33 @@ _OTHER_RULES = re.compile(r"\blambda\b|(?:^|,)\s*\*\s*,")
 @dataclass(frozen=True)
 class KeywordNext:
     """The rule where the call the cursor is in has a keyword argument typed and the cursor is at
-    the next argument's start (after a comma)."""
+    the next argument's start (after a comma). `variables`: names the notebook binds and never passes
+    as a keyword, which the model copies from the prompt into a keyword no call takes
+    (`sns.heatmap(..., annot=True, ` + `penguins=False`)."""
+
+    variables: frozenset[str] = frozenset()
 
     @classmethod
-    def at(cls, before: str) -> KeywordNext | None:
-        """The rule for the cursor after `before` (the cursor's cell up to it: a call may span lines),
-        or None where it does not apply."""
+    def at(cls, before: str, text: str = "") -> KeywordNext | None:
+        """The rule for the cursor after `before` (the cursor's cell up to it: a call may span lines;
+        `text` the notebook around the cursor), or None where it does not apply."""
         if not before.rstrip().endswith(","):
             return None
         call = open_call(before)
         args = top_level(call[1]) if call is not None else ""
         if not _KEYWORD_TYPED.search(args) or _OTHER_RULES.search(args):
             return None
-        return cls()
+        bound = {name.strip() for m in _BOUND.finditer(text) for name in m.group(1).split(",")}
+        passed = {m.group(1) for m in _PASSED.finditer(text)}
+        return cls(frozenset(bound - passed))
 
     def allows(self, text: bytes) -> bool | None:
         written = text.decode("utf-8", "replace").lstrip()
         if not written:
             return None
-        if written[0] in "*)" or written[0] == "#" or _KEYWORD.match(written):
+        if written[0] in "*)" or written[0] == "#":
             return True
+        if (m := _KEYWORD.match(written)) is not None:
+            return m.group(1) not in self.variables
         return None if _NAME_BEGUN.fullmatch(written) else False
 

@@ -25,8 +25,8 @@ from ghostbook.models.backend import Evaluation
 # Nats added to a copied line's log-probability: the notebook's own text is evidence the 3.4M model
 # weighs far too little. `RANK_COST`: nats taken off per place down the candidates' order (the order
 # `completion.candidates` found them in: nearest, best-founded first). Tuned on the notebook
-# benchmark's validation split (README, "What the notebook repeats" and "After `module.`"); a
-# bounded bonus keeps the model a veto over a copy it finds absurd.
+# benchmark's validation split (README, "What the notebook repeats", "After `module.`" and "What
+# Python allows at the cursor"); a bounded bonus keeps the model a veto over a copy it finds absurd.
 COPY_BONUS = 32.0
 RANK_COST = 8.0
 

@@ -116,7 +116,8 @@ class DecodePlan:
             begins = attributes if start is None else AllStarts([start, attributes])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
             begins = echo if begins is None else AllStarts([begins, echo])
-        if (keywords := KeywordNext.at(text.cell_prefix)) is not None:  # after `title="x", ` only `name=`
+        # after `title="x", ` only `name=` arguments
+        if (keywords := KeywordNext.at(text.cell_prefix, text.prefix + text.suffix)) is not None:
             begins = keywords if begins is None else AllStarts([begins, keywords])
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near)
