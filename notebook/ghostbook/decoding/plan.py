@@ -69,7 +69,8 @@ class DecodePlan:
     model the beam's first line reads too (`decoding.copy_model`). `words`: the rule for the first
     line's words (`decoding.fragments` on a new line, `decoding.attributes` after `module.`), part of
     `rules.syntax`, which greedy keeps too where it finishes a line the beam ran out of time on (a
-    syntax rule would hold it where the cell is broken elsewhere)."""
+    syntax rule would hold it where the cell is broken elsewhere); `greedy_start`: the start rule
+    greedy keeps there (the beam's, but for `arguments.KeywordNext`)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -84,6 +85,7 @@ class DecodePlan:
     copy_model: CopyModel | None = field(default=None, compare=False)
     asks: bool = False
     words: LineFit | None = None
+    greedy_start: StartRule | None = None
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -116,7 +118,9 @@ class DecodePlan:
             begins = attributes if start is None else AllStarts([start, attributes])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
             begins = echo if begins is None else AllStarts([begins, echo])
-        # after `title="x", ` only `name=` arguments
+        # after `title="x", ` only `name=` arguments, in the beam's search: greedy, finishing a line the
+        # beam ran out of time on, bent names into keywords no call takes (`plt_predict_in_test=False`)
+        greedy_begins = begins
         if (keywords := KeywordNext.at(text.cell_prefix, text.prefix + text.suffix)) is not None:
             begins = keywords if begins is None else AllStarts([begins, keywords])
         rules = LineRules(
@@ -128,7 +132,7 @@ class DecodePlan:
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies, copy_model=copy_model, asks=asks, words=words)
+                   copies=copies, copy_model=copy_model, asks=asks, words=words, greedy_start=greedy_begins)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -173,7 +177,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)
         if not run.cancelled() and len(line) < plan.max_new_tokens:
-            written, rule = text[len(plan.heal):], plan.rules.indent
+            written, rule = text[len(plan.heal):], plan.greedy_start
             undecided = rule is not None and (not written or rule.allows(written) is None)
             greedy(run, plan.max_new_tokens - len(line), plan.heal[len(text):], done=line,
                    indent=rule if undecided else None, written=written, fit=plan.words)
