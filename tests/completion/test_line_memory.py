@@ -82,3 +82,18 @@ def test_a_table_line_that_reads_names_the_notebook_lacks_is_someone_else_s_code
     assert "for value in strings:" not in " ".join(candidates("    ", "def f(string):\n    result = []\n", ""))
     assert candidates("", "strings = ['a']\nresult = []\n", "") == ["for value in strings:"]  # it has them
     assert 'load_dataset("penguins")' in candidates("penguins = sns.", "import seaborn as sns\n", "")
+
+
+def test_an_alias_the_notebook_uses_gets_the_import_other_notebooks_write() -> None:
+    """`pdr.get_data_yahoo(...)` below and no import of `pdr`: after `import `, and as a line below the
+    imports, `pandas_datareader as pdr`, as the shipped table's notebooks import it (the usual
+    aliases' table has no `pdr`)."""
+    notebooks = [("a", "import statsmodels.api as sm\n"), ("b", "import statsmodels as sm\n"),
+                 ("c", "import statsmodels.api as sm\n")]
+    memory = LineMemory.from_json(table_json(notebooks))
+    assert memory.import_as("sm") == "statsmodels.api as sm" and memory.import_as("np") is None
+    assert line_memory().import_as("pdr") == "pandas_datareader as pdr"
+    below = 'dta = pdr.get_data_fred("GDP")\n'
+    assert candidates("import ", "import numpy as np\n", below) == ["pandas_datareader as pdr"]
+    assert "import pandas_datareader as pdr" in candidates("", "import numpy as np\n", below)
+    assert line_memory().import_as("stats") is None  # `import scipy.stats as stats`: `from scipy import stats`

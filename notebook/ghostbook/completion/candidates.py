@@ -373,12 +373,13 @@ def _imports(partial: str, before: str, after: str) -> list[str]:
 
 def _used_modules(above: CodeNames, below: CodeNames, bound: Collection[str]) -> list[str]:
     """The modules the code reads attributes of (`name.`) but does not bind, as an import spells them
-    (`numpy as np`), nearest first."""
+    (`numpy as np`; an alias `ALIASES` lacks as other notebooks import it: `pandas_datareader as
+    pdr`, `completion.line_memory`), nearest first."""
     out: list[str] = []
     for name in _alternating(above.dotted[::-1], below.dotted):
         if name in bound or name in _KNOWN:
             continue
-        spelled = ALIASES.get(name, name if name.islower() else "")
+        spelled = ALIASES.get(name) or line_memory().import_as(name) or (name if name.islower() else "")
         if spelled and spelled not in out:
             out.append(spelled)
     return out
@@ -409,7 +410,7 @@ def _import_lines(before: str, after: str, below_only: bool = False) -> list[str
     bound = set(up.bound | down.bound)
     if below_only:  # a name the code above uses is imported (if at all) elsewhere, not here
         bound |= set(up.read)
-    used = ["import " + c for c in _used_modules(up, down, bound) if c in ALIASES.values() or is_module(c)]
+    used = ["import " + c for c in _used_modules(up, down, bound) if " as " in c or is_module(c)]
     table = from_imports()
     named = [f"from {table[name]} import {name}" for name in _unbound(up, down, bound) if name in table]
     return used + named

@@ -19,6 +19,7 @@ import functools
 import gzip
 import heapq
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,6 +37,7 @@ TABLE = "notebook_lines.json.gz"
 # with it (validation split: 0 / 0.25 / 0.5 / 0.8: 21.7% / 22.5% / 22.7% / 22.2% exact): after
 # `df.head()` (in many notebooks) no one line is the idiom; after a rare line its one follower is
 FOLLOWING_SHARE = 0.5
+_IMPORT_AS = re.compile(r"import ([A-Za-z_][\w.]*) as ([A-Za-z_]\w*)")
 
 
 def is_code_line(line: str) -> bool:
@@ -108,6 +110,25 @@ class LineMemory:
         best = heapq.nsmallest(limit, (i for i in range(start, end) if len(self.lines[i]) > len(typed)),
                                key=lambda i: (-self.notebooks[i], len(self.lines[i])))
         return [self.lines[i][len(typed):] for i in best]
+
+    def import_as(self, alias: str) -> str | None:
+        """How other notebooks import the module they call `alias` (`pdr` -> `pandas_datareader as
+        pdr`), the spelling in the most notebooks; None if none does, or only by its own last name
+        (`import scipy.stats as stats`: `from scipy import stats` is the idiom)."""
+        return self._aliases.get(alias)
+
+    @functools.cached_property
+    def _aliases(self) -> dict[str, str]:
+        best: dict[str, tuple[int, str]] = {}
+        start = bisect.bisect_left(self.lines, "import ")
+        end = bisect.bisect_left(self.lines, "import \U0010ffff", start)
+        for i in range(start, end):
+            m = _IMPORT_AS.fullmatch(self.lines[i])
+            if m is None or m.group(1).rsplit(".", 1)[-1] == m.group(2):
+                continue  # `import scipy.stats as stats`, `import time as time`: a from-import says it
+            if self.notebooks[i] > best.get(m.group(2), (0, ""))[0]:
+                best[m.group(2)] = (self.notebooks[i], f"{m.group(1)} as {m.group(2)}")
+        return {alias: spelled for alias, (_, spelled) in best.items()}
 
     def after(self, above: str, limit: int = OFFERED) -> list[str]:
         """The lines that follow the line `above` (stripped) in the most notebooks, the shorter first
