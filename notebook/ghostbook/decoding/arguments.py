@@ -4,7 +4,8 @@ In `dta.plot(title="Returns", ` the next argument must be `name=...` (or `*args`
 the call's end): Python takes no positional argument after a keyword one. The syntax rule
 (`decoding.syntax_fit`) rejects such a line only once it is whole, by when the beam may have spent its
 search on lines that copy other calls' positional arguments, leaving nothing to show. This rule drops
-them as they form. Pure: no model here.
+them as they form, in the beam only (`plan.DecodePlan.finish`: greedy, held to it, bent names into
+keywords no call takes). Pure: no model here.
 """
 
 from __future__ import annotations

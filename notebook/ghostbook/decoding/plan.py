@@ -66,11 +66,11 @@ class DecodePlan:
     beam may take (`Choices`), counted from `made` (`time.perf_counter()`) for the first line.
     `copies`: candidate first lines copied from the notebook (token ids, the healed bytes first),
     ranked with the beam's line (`decoding.copies`); `copy_model`: the prompt's tokens as a second
-    model the beam's first line reads too (`decoding.copy_model`). `words`: the rule for the first
-    line's words (`decoding.fragments` on a new line, `decoding.attributes` after `module.`), part of
-    `rules.syntax`, which greedy keeps too where it finishes a line the beam ran out of time on (a
-    syntax rule would hold it where the cell is broken elsewhere); `greedy_start`: the start rule
-    greedy keeps there (the beam's, but for `arguments.KeywordNext`)."""
+    model the beam's first line reads too (`decoding.copy_model`). `finish`: the rules greedy keeps
+    where it finishes a line the beam ran out of time on: the beam's start rule but for
+    `arguments.KeywordNext` (`indent`), and of its line rule only the words (`syntax`:
+    `decoding.fragments` on a new line, `decoding.attributes` after `module.`; the syntax rule would
+    hold a line where the cell is broken elsewhere)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -84,8 +84,7 @@ class DecodePlan:
     copies: tuple[tuple[int, ...], ...] = ()
     copy_model: CopyModel | None = field(default=None, compare=False)
     asks: bool = False
-    words: LineFit | None = None
-    greedy_start: StartRule | None = None
+    finish: LineRules = field(default_factory=LineRules)
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -131,8 +130,9 @@ class DecodePlan:
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check) if choices.multi_line else None)
+        finish = LineRules(indent=greedy_begins, syntax=words)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies, copy_model=copy_model, asks=asks, words=words, greedy_start=greedy_begins)
+                   copies=copies, copy_model=copy_model, asks=asks, finish=finish)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -177,10 +177,10 @@ def decode(run: Run, plan: DecodePlan) -> None:
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)
         if not run.cancelled() and len(line) < plan.max_new_tokens:
-            written, rule = text[len(plan.heal):], plan.greedy_start
+            written, rule = text[len(plan.heal):], plan.finish.indent
             undecided = rule is not None and (not written or rule.allows(written) is None)
             greedy(run, plan.max_new_tokens - len(line), plan.heal[len(text):], done=line,
-                   indent=rule if undecided else None, written=written, fit=plan.words)
+                   indent=rule if undecided else None, written=written, fit=plan.finish.syntax)
         return
     if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
         done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget, plan.search_ms)
