@@ -122,15 +122,67 @@ async def test_interrupt_while_starting_is_refused_and_spares_the_kernel() -> No
         await adapter.shutdown()
 
 
-async def test_restart_brings_back_a_kernel_that_died_while_starting() -> None:
+async def test_a_kernel_killed_while_starting_is_started_once_more() -> None:
     rec = Recorder()
     adapter = KernelAdapter(rec)
     starting = asyncio.create_task(adapter.start())
     try:
-        os.kill(await wait_for_process(adapter), signal.SIGKILL)  # dies before it is ready (as Interrupt once made it)
-        with pytest.raises(KernelStartError, match="failed to start"):
-            await starting
-        assert adapter.state == "dead"
+        first = await wait_for_process(adapter)
+        os.kill(first, signal.SIGKILL)  # dies before it is ready (a port taken, or Interrupt as it once did)
+        await starting
+        assert adapter.state == "idle" and adapter.kernel_pid != first
+        assert rec.states() == ["starting", "idle"]
+        await assert_works(adapter, rec)
+    finally:
+        starting.cancel()
+        await adapter.shutdown()
+
+
+DIES_AT_FIRST = """import pathlib, sys
+count = pathlib.Path(sys.argv[1])
+died = int(count.read_text()) if count.exists() else 0
+if died < int(sys.argv[2]):
+    count.write_text(str(died + 1))
+    sys.exit(3)
+from ipykernel.kernelapp import IPKernelApp
+IPKernelApp.launch_instance(argv=["-f", sys.argv[3]])
+"""
+
+
+def install_dying_kernel(root: Path, monkeypatch: pytest.MonkeyPatch, deaths: int) -> Path:
+    """A kernelspec `dying` whose first DEATHS launches exit with code 3, later ones run ipykernel."""
+    spec_dir = root / "kernels" / "dying"
+    spec_dir.mkdir(parents=True)
+    (root / "dies.py").write_text(DIES_AT_FIRST)
+    count = root / "deaths"
+    argv = [sys.executable, str(root / "dies.py"), str(count), str(deaths), "{connection_file}"]
+    (spec_dir / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Dying", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(root))
+    return count
+
+
+async def test_a_kernel_that_dies_at_its_first_start_is_started_again(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    count = install_dying_kernel(tmp_path, monkeypatch, deaths=1)
+    rec = Recorder()
+    adapter = KernelAdapter(rec, kernel_name="dying")
+    try:
+        await adapter.start()
+        assert count.read_text() == "1" and rec.states() == ["starting", "idle"]
+        await assert_works(adapter, rec)
+    finally:
+        await adapter.shutdown()
+
+
+async def test_restart_brings_back_a_kernel_that_failed_to_start(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    count = install_dying_kernel(tmp_path, monkeypatch, deaths=2)
+    rec = Recorder()
+    adapter = KernelAdapter(rec, kernel_name="dying")
+    try:
+        with pytest.raises(KernelStartError, match="failed to start: exited with code 3"):
+            await adapter.start()
+        assert count.read_text() == "2" and adapter.state == "dead"
         await adapter.restart()
         assert adapter.state == "idle"
         await assert_works(adapter, rec)

@@ -64,6 +64,5 @@ def test_interrupt_restart_and_death_reasons(tmp_path: Path) -> None:
 
         asyncio.run(scenario())
     finally:
-        stop_server(server)
-    log = server.process.stdout.read().decode() if server.process.stdout else ""
+        log = stop_server(server)
     assert "Traceback" not in log, log

@@ -41,9 +41,8 @@ def saved_source(path: Path) -> str:
     return "".join(next(c for c in cells if c["id"] == "typed")["source"])
 
 
-async def type_then_wait(server: RunningServer, wait: float) -> list[float]:
+async def type_then_wait(client: NotebookClient, wait: float) -> list[float]:
     """Start the printing cell, type KEYS characters into the other, wait; the send time of each key."""
-    client = await NotebookClient.connect(server, "n.ipynb")
     await client.expect("snapshot")
     await client.expect_kernel("idle", timeout=60)
     await client.send({"type": "execute_cells", "cell_ids": ["printer"]})
@@ -71,10 +70,17 @@ def kill_hard(server: RunningServer) -> None:
 async def crash_round(root: Path, wait: float) -> float:
     """One round on a fresh server (in ROOT, which holds n.ipynb); the seconds of typing lost."""
     server = await asyncio.to_thread(start_server, root)
+    client: NotebookClient | None = None
     try:
-        sent = await type_then_wait(server, wait)
+        client = await NotebookClient.connect(server, "n.ipynb")
+        sent = await type_then_wait(client, wait)
+    except Exception as exc:  # say what the server and its kernel did
+        kernel = [m["kernel"] for m in (client.seen if client else []) if m["type"] in ("kernel_status", "snapshot")]
+        raise AssertionError(f"round in {root} failed ({exc!r}); kernel states: {kernel}\n"
+                             f"server output:\n{server.output()[-4000:]}") from exc
     finally:
         kill_hard(server)
+        server.log.unlink(missing_ok=True)
     saved = len(await asyncio.to_thread(saved_source, root / "n.ipynb"))
     # from the last keystroke that reached the file (or before the first) to the last keystroke
     return sent[-1] - sent[saved - 1] if saved else sent[-1] - sent[0] + KEY_INTERVAL

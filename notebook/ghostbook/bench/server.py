@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,11 @@ class RunningServer:
     port: int
     token: str
     process: subprocess.Popen[bytes]
+    log: Path  # what the server (and its kernels) printed
+
+    def output(self) -> str:
+        """What the server and its kernels have printed so far."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     @property
     def base(self) -> str:
@@ -35,30 +41,43 @@ def free_port() -> int:
 
 def start_server(root: Path, token: str = "bench-token", extra: tuple[str, ...] = ()) -> RunningServer:
     """Start `python -m ghostbook ROOT [EXTRA...]` and wait until it accepts connections (RuntimeError if it
-    exits). The test suite starts its servers with this too."""
+    exits). Its output goes to a file (a pipe nobody reads would stall it once full). The test suite starts
+    its servers with this too."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", token, "--no-browser",
-         *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    fd, name = tempfile.mkstemp(prefix=f"ghostbook-server-{port}-", suffix=".log")
+    with os.fdopen(fd, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", token, "--no-browser",
+             *extra],
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = RunningServer(root, port, token, process, Path(name))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"server exited: {process.stdout.read().decode() if process.stdout else ''}")
+            raise RuntimeError(f"server exited: {discard_log(server)}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return RunningServer(root, port, token, process)
+                return server
         except OSError:
             time.sleep(0.1)
     process.kill()
-    raise RuntimeError("server did not start")
+    process.wait()
+    raise RuntimeError(f"server did not start: {discard_log(server)}")
 
 
-def stop_server(server: RunningServer) -> None:
+def discard_log(server: RunningServer) -> str:
+    """Remove the server's log file; what it held."""
+    text = server.output()
+    server.log.unlink(missing_ok=True)
+    return text
+
+
+def stop_server(server: RunningServer) -> str:
+    """Stop the server (SIGTERM, then SIGKILL after 15 s); everything it printed."""
     server.process.terminate()
     try:
         server.process.wait(timeout=15)
     except subprocess.TimeoutExpired:
         server.process.kill()
         server.process.wait()
-        server.process.wait()
+    return discard_log(server)

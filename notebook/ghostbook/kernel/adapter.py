@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import zmq
 from jupyter_client.asynchronous.client import AsyncKernelClient
@@ -33,6 +33,7 @@ __all__ = ["KernelAdapter", "KernelNotRunning", "KernelStartError"]
 log = logging.getLogger(__name__)
 
 START_TIMEOUT = 60.0
+START_ATTEMPTS = 2  # a kernel that dies while starting gets one more try
 REPLY_TIMEOUT = 5.0
 # After the process is gone, give the readers this long to hand on what was already received.
 DEATH_GRACE = 0.05
@@ -196,7 +197,11 @@ class KernelAdapter:
             self._set_state(state)  # type: ignore[arg-type]
 
     async def _launch(self) -> None:
-        """Start a kernel process for `kernel_name` and connect to it (the lifecycle lock is held)."""
+        """Start a kernel process for `kernel_name` and connect to it (the lifecycle lock is held).
+
+        A kernel that dies while starting is started once more, on fresh ports: jupyter_client picks
+        ports that are free when picked, not reserved, and another process may bind one first.
+        """
         self.state = "starting"
         self._emit(StatusChanged("starting"))
         ksm = KernelSpecManager()
@@ -208,12 +213,17 @@ class KernelAdapter:
             self._set_state("dead", msg)
             raise KernelStartError(msg) from exc
         self.display_name = spec.display_name
-        self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
-        try:
-            await self._km.start_kernel(cwd=self._cwd)
-            await self._connect()
-        except Exception as exc:
-            await self._fail_start(f"The kernel {self.display_name!r} failed to start", exc)
+        for attempt in range(START_ATTEMPTS):
+            self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
+            try:
+                await self._km.start_kernel(cwd=self._cwd)
+                await self._connect()
+                return
+            except Exception as exc:
+                if attempt + 1 == START_ATTEMPTS or isinstance(exc, TimeoutError) or self._closed:
+                    await self._fail_start(f"The kernel {self.display_name!r} failed to start", exc)
+                log.warning("the kernel %r died while starting (%s): starting it once more", self.display_name,
+                            await self._discard_kernel(exc))
 
     async def _connect(self) -> None:
         assert self._km is not None
@@ -299,7 +309,7 @@ class KernelAdapter:
             await _stop(km, now=True)
         return detail
 
-    async def _fail_start(self, what: str, exc: Exception) -> None:
+    async def _fail_start(self, what: str, exc: Exception) -> NoReturn:
         """Clean up after a failed start, report `dead` and raise KernelStartError."""
         msg = f"{what}: {await self._discard_kernel(exc)}"
         self._runs.fail_all(msg)
