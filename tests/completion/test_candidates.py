@@ -166,6 +166,15 @@ def test_a_new_cell_gets_the_imports_only_the_code_below_it_lacks() -> None:
     assert not [c for c in inside if c.startswith(("import ", "from "))]
 
 
+def test_comment_lines_just_above_count_for_nothing_where_imports_go() -> None:
+    """A file's header comment at the notebook's top, or `# Imports` after a blank line: the imports the
+    code below lacks, as with no comment; a comment inside a block of code changes nothing."""
+    below = "\n\nfrom lmfit.model import Model\n\ndef mysine(x, amp):\n    return amp * np.sin(x)\n"
+    assert candidates("", "# <examples/doc_model_savemodel.py>\n", below)[:1] == ["import numpy as np"]
+    assert candidates("", "x = 1\n\n# Imports\n", below)[:1] == ["import numpy as np"]
+    assert not [c for c in candidates("", "x = 1\n# Imports\n", below) if c.startswith("import ")]
+
+
 def test_below_an_import_a_from_import_for_each_name_the_corpus_knows() -> None:
     """`train_test_split(` and `StandardScaler(` are used and never imported: the modules they usually come
     from (`ghostbook train import-table`); `clf` (bound) and `report` (not in the table) are not."""

@@ -77,6 +77,7 @@ _FOR_TARGET = re.compile(r"^\s*(?:async\s+)?for\s+(.+?)\s+in\b")
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\((.*)")
 _ASSIGNED = re.compile(rf"^\s*({_IDENT}(?:\s*,\s*{_IDENT})*)\s*=(?!=)")
 _IMPORT_LINE = re.compile(r"^(?:import|from)\s+[\w.]+")
+_COMMENTS_AT_END = re.compile(r"(?:^[ \t]*#[^\n]*\n)+\Z", re.M)  # whole-line comments ending a text
 _COLUMNS = re.compile(r"^#   \S+: \w+ .*?columns=\[(.*)\]$", re.M)
 _TRIPLE = re.compile(r"(\"\"\"|''')[\s\S]*?\1")
 _MIRROR = str.maketrans("()[]{}", ")(][}{")
@@ -396,10 +397,12 @@ def _missing_imports(before: str, after: str) -> list[str]:
     line for each module the notebook uses (`np.`) but never imports, nearest first, then a from-import
     for each name it uses but never binds that `from_imports` knows. After a blank line (a new cell,
     a new paragraph) the same, for what only the code below uses (the imports go before the first
-    use). `before`/`after` as `_code` leaves them."""
-    above = before.rstrip("\n").rsplit("\n", 1)[-1]
+    use). Comment lines just above count for nothing (`# Imports`, a file's header). `before`/`after`
+    as `_code` leaves them."""
+    code = _COMMENTS_AT_END.sub("", before)
+    above = code.rstrip("\n").rsplit("\n", 1)[-1]
     below_only = bool(above.strip()) and not _IMPORT_LINE.match(above)
-    if below_only and not before.endswith("\n\n"):
+    if below_only and not code.endswith("\n\n"):
         return []
     return _import_lines(before, after, below_only)
 
