@@ -14,6 +14,7 @@ from ghostbook.decoding.repetition import (
     NearbyCopies,
     OwnLines,
     avoid_first,
+    imports_above,
     nearby_lines,
     open_call,
     open_callee,
@@ -135,3 +136,19 @@ def test_a_value_assigned_just_above_is_not_the_next_value() -> None:
     assert repeated_values("    sharey=", "fig, ax = plt.subplots(\n    sharex=True,\n    sharey=") == frozenset()
     plan = DecodePlan.around(Around(cell, "", cell, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
     assert b"HurdleCountModel(y, x)" in plan.rules.avoid
+
+
+def test_an_import_the_notebook_has_made_is_not_made_again() -> None:
+    """Seen on the notebook benchmark: short of a line to write, the model imported again what a cell
+    above imports (`import numpy as np`); never the line meant. The first line's search and each
+    further line's avoid them, at any indentation; a multi-line from-import is not one line."""
+    above = "import numpy as np\nfrom scipy import stats\nfrom a import (\n    b,\n)\n\nx = np.ones(3)\n\n"
+    assert imports_above(above) == ["import numpy as np", "from scipy import stats"]
+    plan = DecodePlan.around(Around(above, "", "", ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert {b"import numpy as np", b"from scipy import stats"} <= plan.rules.avoid
+    assert b"from a import (" not in plan.rules.avoid
+    typed = above + "import "
+    plan = DecodePlan.around(Around(typed, "", "import ", ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert b"numpy as np" in plan.rules.avoid and b"pandas as pd" not in plan.rules.avoid
+    further = FurtherLines.around(above + "y = 1", "", "y = 1", "").after(b"")
+    assert b"    import numpy as np" in further.avoid

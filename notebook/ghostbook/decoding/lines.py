@@ -19,7 +19,14 @@ from typing import Protocol
 
 from ghostbook.decoding.indentation import StartRule, indent_rule
 from ghostbook.decoding.reading import ReadCheck
-from ghostbook.decoding.repetition import DEEPEST, avoid_anywhere, looping_lines, nearby_lines, repeated_lines
+from ghostbook.decoding.repetition import (
+    DEEPEST,
+    avoid_anywhere,
+    imports_above,
+    looping_lines,
+    nearby_lines,
+    repeated_lines,
+)
 from ghostbook.decoding.syntax_fit import SyntaxFit
 
 # What each line after a suggestion's first starts with, spelled by the newline token a beam picks.
@@ -79,7 +86,7 @@ class FurtherLines:
         near = nearby_lines(self.cell_prefix, self.cell_suffix)
         return LineRules(
             repeated_lines(prefix, self.suffix) | looping_lines(written_lines)
-            | avoid_anywhere(written_lines + near, DEEPEST),
+            | avoid_anywhere(written_lines + near + imports_above(self.prefix), DEEPEST),
             indent_rule(cell),
             SyntaxFit(cell, self.cell_suffix) if self.syntax else None,
             ReadCheck.around(prefix, self.suffix, LEAD) if self.read_check else None,

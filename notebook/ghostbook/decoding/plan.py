@@ -17,7 +17,14 @@ from ghostbook.decoding.fragments import AllFit, Fragments
 from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules
 from ghostbook.decoding.reading import ReadCheck
-from ghostbook.decoding.repetition import EchoStart, avoid_first, nearby_lines, repeated_lines, repeated_values
+from ghostbook.decoding.repetition import (
+    EchoStart,
+    avoid_first,
+    imports_above,
+    nearby_lines,
+    repeated_lines,
+    repeated_values,
+)
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
@@ -123,7 +130,7 @@ class DecodePlan:
         if (keywords := KeywordNext.at(text.cell_prefix, text.prefix + text.suffix)) is not None:
             begins = keywords if begins is None else AllStarts([begins, keywords])
         rules = LineRules(
-            repeated_lines(text.prefix, text.suffix) | avoid_first(head, near)
+            repeated_lines(text.prefix, text.suffix) | avoid_first(head, near + imports_above(text.prefix))
             | repeated_values(head, text.cell_prefix),
             begins,
             fit,

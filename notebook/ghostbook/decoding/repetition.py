@@ -300,6 +300,17 @@ def repeated_values(head: str, before: str, reach: int = NEARBY) -> frozenset[by
     return frozenset((space + value).encode() for value in values)
 
 
+_IMPORT_STATEMENT = re.compile(r"^\s*(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s+[\w*])")
+
+
+def imports_above(prefix: str) -> list[str]:
+    """The one-line import statements above the cursor's line. A suggestion never makes one again (the
+    search avoids them, as nearby lines): the model, short of a line to write, often imports again what
+    the notebook has (`import numpy as np`); on the notebook benchmark such a line was never the one meant."""
+    return [line for line in prefix.split("\n")[:-1]
+            if _IMPORT_STATEMENT.match(line) and not line.rstrip().endswith(("(", "\\"))]
+
+
 def _first_lines(text: str, n: int) -> str:
     """The suggestion's first `n` lines ("" for none)."""
     return "\n".join(text.split("\n")[:n]) if n else ""
