@@ -206,6 +206,19 @@ def test_below_an_assignment_what_follows_another_assignment_of_the_same_names()
         "model.score(X)", "model.fit(X_train, y_train)"]
 
 
+def test_mid_line_what_follows_the_line_above_elsewhere_comes_second() -> None:
+    """`visualizer = ResidualsPlot(model)` above and `visualizer.` typed: where another assignment of
+    `visualizer` is followed by `visualizer.fit(...)`, its rest, after the notebook's nearest line that
+    goes on so (`show()`, the line just above); from other notebooks (`completion.line_memory`) too:
+    `plt.tight_layout()` above, `plt.` -> `show()`."""
+    above = ("visualizer = PredictionError(model)\nvisualizer.fit(X_train, y_train)\nvisualizer.show()\n\n"
+             "visualizer = ResidualsPlot(model)\n")
+    assert candidates("visualizer.", above, "")[:2] == ["show()", "fit(X_train, y_train)"]
+    plots = "plt.plot(x)\nplt.xlim([0, 5])\nplt.tight_layout()\n"
+    assert candidates("plt.", plots, "")[:2] == ["tight_layout()", "show()"]
+    assert candidates("plt.", "plt.plot(x)\nplt.xlim([0, 5])\n", "")[:2] == ["xlim([0, 5])", "plot(x)"]
+
+
 def test_weak_evidence_proposes_nothing() -> None:
     """What made HumanEval's mid-line cursor worse: docstring prose, keywords, one-letter words, a
     partial attribute matched against a plain name."""

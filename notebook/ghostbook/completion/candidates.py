@@ -14,6 +14,9 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   from that position on (`completion.calls`: `plt.subplots(1, 2, ` -> `figsize=(10, 8))`);
 - analogies: a line that begins as the cursor's but for a renamed name, renamed through
   (`completion.analogies`);
+- followers: the rest of a line that follows the line above elsewhere (in the notebook or, from
+  `completion.line_memory`, in others) and begins as the cursor's does (`plt.tight_layout()` above,
+  `plt.` -> `show()`);
 - imports: after `import ` the modules the notebook uses but does not import, under their usual alias
   (`np.` below -> `numpy as np`), then the common data-science imports (after `import X as `, X's usual
   alias); after `from X import ` the
@@ -116,6 +119,9 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
             _words(head, before, after)
         memory = _memory_rests(head, before, after)
         found = analogies(head, before, after) + (memory + own if len(key) < len(head.lstrip()) else own + memory)
+        # what follows the line above elsewhere, where it begins so, comes second (`plt.tight_layout()`
+        # above, `plt.` + `show()`): first, it took the place of lines the notebook itself goes on with
+        found[1:1] = _follower_rests(head, before, after)
     out: list[str] = []
     tail = rest.strip()
     for text in found:
@@ -244,6 +250,17 @@ def _next_lines(head: str, before: str, after: str) -> list[str]:
             text = " " * (indent - len(head)) + follow.strip()
             if text not in out:
                 out.append(text)
+    return out
+
+
+def _follower_rests(head: str, before: str, after: str) -> list[str]:
+    """Mid-line: the rests of the lines that follow the line above elsewhere (`_next_lines`,
+    `_lines_after_above`) and begin as the cursor's line does."""
+    indent, typed = head[: len(head) - len(head.lstrip())], head.lstrip()
+    out = []
+    for line in _next_lines(indent, before, after) + _lines_after_above(indent, before, after):
+        if line.startswith(typed) and len(line) > len(typed) and line[len(typed):] not in out:
+            out.append(line[len(typed):])
     return out
 
 
