@@ -24,6 +24,13 @@ def test_a_lone_unknown_name_or_an_empty_comment_is_a_fragment() -> None:
     assert both.fits(b"sales") and not both.fits(b"s") and not both.fits(b"sales)")
 
 
+def test_a_name_assigned_to_itself_is_a_fragment() -> None:
+    """Seen on the notebook benchmark at new lines: `data = data`, `ax = ax`, `s = s`: they do nothing."""
+    rule = Fragments(NOTEBOOK)
+    assert not rule.fits(b"sales = sales") and not rule.fits(b"    self.x = self.x") and not rule.fits(b"s=s")
+    assert rule.fits(b"sales = sales2") and rule.fits(b"sales = sales.dropna()") and rule.fits(b"sales == sales")
+
+
 def test_a_lone_imported_name_is_a_fragment() -> None:
     """`sns` or `nx` alone shows a module: no line; a variable of the notebook still is one."""
     rule = Fragments("import seaborn as sns\nimport os.path\nfrom sklearn import datasets, svm as S\n" + NOTEBOOK)

@@ -1,7 +1,7 @@
 """A new line that says nothing is no line to offer: a lone name the notebook never mentions (or any
-lone name where it would do nothing: above more code of its cell, or inside a block), an empty
-comment, or an import of nothing new (`import s`, `import sns`, `import numpy` below `import numpy as
-np`).
+lone name where it would do nothing: above more code of its cell, or inside a block), a name assigned
+to itself (`data = data`), an empty comment, or an import of nothing new (`import s`, `import sns`,
+`import numpy` below `import numpy as np`).
 
 At a new line's start the small model's likeliest line is often a fragment: `s`, `p`, `se`, `#` (on
 the notebook benchmark's test split a lone `s` was the suggestion for 47 of 254 new-line and new-cell
@@ -30,6 +30,8 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+\(?([\w. \t
 _IMPORTED_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+)[ \t]+import\b)", re.M)
 # a suggested line that imports one module (`import numpy`, `import seaborn as sns`)
 _IMPORT_LINE = re.compile(r"import[ \t]+([A-Za-z_][\w.]*)([ \t]+as[ \t]+\w+)?")
+# a name assigned to itself (`data = data`, `self.x = self.x`): a statement that does nothing
+_SELF_ASSIGNMENT = re.compile(rb"([A-Za-z_][\w.]*)[ \t]*=[ \t]*\1")
 
 
 # `import t`: a module's name this short that is no module here is a name begun
@@ -65,7 +67,7 @@ class Fragments:
 
     def fits(self, line: bytes) -> bool:
         code = line.strip()
-        if code == b"#":
+        if code == b"#" or _SELF_ASSIGNMENT.fullmatch(code):
             return False
         if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
             return self._new_import(m.group(1), m.group(2) is not None)
