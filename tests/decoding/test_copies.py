@@ -100,3 +100,22 @@ def test_both_runtimes_score_a_copy_alike(tiny_gguf: Path) -> None:
     finally:
         cpp.unload()
         hf.unload()
+
+
+def test_a_copy_is_scored_as_far_as_a_line_cut_open(shipped: LlamaCppBackend) -> None:
+    """Seen on the notebook benchmark: the beam ran out of time on a few tokens (`displot(`), which,
+    scored open, beat the notebook's whole long line; a copy is scored on as many tokens then, and
+    wins. A beam line that ended is compared whole with the whole copy, as before."""
+    index = index_of(shipped.vocab)
+    chain = '.dropna().sort_index().loc["2020":"2021"].resample("M").mean()'
+    prompt = shipped.tokenize(f'import pandas as pd\n\nsales = pd.read_csv("sales.csv", index_col=0, '
+                              f'parse_dates=True){chain}\n\nprices = pd.')
+    copy = shipped.tokenize(f'read_csv("prices.csv", index_col=0, parse_dates=True){chain}')
+    line = shipped.tokenize("Data")
+
+    def choose(open_line: bool) -> list[int] | None:
+        return probe(shipped, prompt, lambda model: copies.choose(
+            model, index, set(), line, [copy], b"", LineRules(), open_line))
+
+    assert choose(open_line=True) == copy
+    assert choose(open_line=False) is None

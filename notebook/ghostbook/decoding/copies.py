@@ -59,7 +59,8 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
            copies: Sequence[Sequence[int]], heal: bytes, rules: LineRules, open_line: bool,
            cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """The best copied line's tokens if it scores higher than the beam's `line` (`COPY_BONUS` to the
-    copies), else None. `open_line`: the beam's budget cut its line open (scored as far as it goes)."""
+    copies), else None. `open_line`: the beam's budget cut its line open (scored as far as it goes;
+    then a longer copy is scored on as many tokens)."""
     pieces = index.pieces
     kept = [list(c) for c in copies if c and _text(pieces, c).startswith(heal)
             and keeps_rules(_text(pieces, c)[len(heal):], rules)]
@@ -83,7 +84,10 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     for rank, copy in enumerate(kept):
         if cancelled():
             return None
-        score = line_score(model, index, ends, copy) - RANK_COST * rank
+        # a line cut open is scored as far as it goes, and so is a longer copy (as many tokens): else
+        # a short open line (`displot(`) beat every whole line the notebook had (`load_dataset("diamonds")`)
+        cut = bool(open_line and own) and len(copy) > len(own)
+        score = line_score(model, index, ends, copy[: len(own)] if cut else copy, closed=not cut) - RANK_COST * rank
         if best is None or score > best[0]:
             best = (score, copy)
     if best is None or best[0] + COPY_BONUS <= beam_score:
