@@ -9,8 +9,8 @@ import pytest
 from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
-from ghostbook.decoding.fragments import AllFit
 from ghostbook.decoding.indentation import IndentRule
+from ghostbook.decoding.lines import AllFit
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.models.loader import ModelRegistry
 

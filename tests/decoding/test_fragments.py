@@ -5,7 +5,8 @@ new line."""
 from __future__ import annotations
 
 from ghostbook.decoding import search
-from ghostbook.decoding.fragments import AllFit, Fragments
+from ghostbook.decoding.fragments import Fragments
+from ghostbook.decoding.lines import AllFit
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import TokenIndex
@@ -115,3 +116,16 @@ def test_greedy_does_not_end_a_first_line_that_is_a_fragment() -> None:
     always = Fragments("")  # no name fits: greedy gives up declining after `REFUSALS` tries
     seek, _ = table_model({(): {1: 0.9}, (1,): {EOT: 0.8, 1: 0.1}})
     assert len(greedy(always)) == 1 + search.REFUSALS  # "a", then one more token per refusal
+
+
+def test_each_further_line_keeps_the_words_rule() -> None:
+    """Seen in the browser: at a cell's end the suggestion was `df` (the frame shown), then a line `f`,
+    a name the notebook never mentions. Each further line keeps the fragments rule as a new line does."""
+    cell = "import pandas as pd\n\ndf = pd.DataFrame({'x': [1]})\n\n"
+    plan = DecodePlan.around(Around(cell, "", cell, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert plan.lines is not None
+    fit = plan.lines.after(b"df").syntax
+    assert fit is not None
+    assert not fit.fits(b"f") and not fit.fits(b"df = df") and not fit.fits(b"#")
+    assert fit.fits(b"df.head()") and fit.fits(b"df")
+    assert not fit.fits(b"df)")  # the syntax rule still holds

@@ -9,7 +9,7 @@ tasks). A bare name is a statement only to show a variable's value, which a note
 it has, on a cell's last line at the top level (IPython shows that one); above more code, or in a
 block, it does nothing (`G`, `p`, `ax` in the middle of a cell: the beam's short line that beats the
 longer lines which begin with it). `Fragments` is a line rule (`lines.LineFit`) that such lines do
-not keep, combined with the syntax rule by `AllFit`: the likeliest line that keeps both wins.
+not keep, combined with the syntax rule by `lines.AllFit`: the likeliest line that keeps both wins.
 
 Pure: no model here.
 """
@@ -21,9 +21,6 @@ import importlib.util
 import keyword
 import re
 import sys
-from collections.abc import Sequence
-
-from ghostbook.decoding.lines import LineFit
 
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+\(?([\w. \t,]+)", re.M)
@@ -114,16 +111,6 @@ class Fragments:
                 continue
             (before_dot if text[m.end() : m.end() + 1] == b"." else elsewhere).add(m.group())
         return frozenset(before_dot - elsewhere)
-
-
-class AllFit:
-    """A line keeps this rule where it keeps each of `rules`."""
-
-    def __init__(self, rules: Sequence[LineFit]) -> None:
-        self.rules = tuple(rules)
-
-    def fits(self, line: bytes) -> bool:
-        return all(rule.fits(line) for rule in self.rules)
 
 
 @functools.lru_cache(maxsize=1024)

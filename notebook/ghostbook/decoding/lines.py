@@ -14,6 +14,7 @@ Pure: no model here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,6 +40,16 @@ class LineFit(Protocol):
     def fits(self, line: bytes) -> bool: ...
 
 
+class AllFit:
+    """A line keeps this rule where it keeps each of `rules`."""
+
+    def __init__(self, rules: Sequence[LineFit]) -> None:
+        self.rules = tuple(rules)
+
+    def fits(self, line: bytes) -> bool:
+        return all(rule.fits(line) for rule in self.rules)
+
+
 @dataclass(frozen=True)
 class LineRules:
     """What a beam's candidate lines must respect (`decoding.beam.beam_line`): `avoid`, line texts
@@ -58,7 +69,8 @@ class LineRules:
 class FurtherLines:
     """The text around the cursor: `prefix` (the notebook's text before it, without the bytes token
     healing removed: the suggestion spells them first), `suffix`, and the same cut for the cursor's
-    cell (`cell_prefix`, `cell_suffix`), which the syntax and indentation rules read."""
+    cell (`cell_prefix`, `cell_suffix`), which the syntax and indentation rules read; `words`, what
+    each line's words must be besides (`decoding.fragments`: no lone name, no `x = x`)."""
 
     prefix: str
     suffix: str
@@ -66,15 +78,16 @@ class FurtherLines:
     cell_suffix: str
     syntax: bool = True
     read_check: bool = True
+    words: LineFit | None = None
 
     @classmethod
     def around(cls, prefix: str, suffix: str, cell_prefix: str, cell_suffix: str, healed: bytes = b"",
-               syntax: bool = True, read_check: bool = True) -> FurtherLines:
+               syntax: bool = True, read_check: bool = True, words: LineFit | None = None) -> FurtherLines:
         """For the cursor between `prefix` and `suffix` (and its cell's parts), with `healed` (the
         prompt's removed bytes, which end both prefixes) to be spelled by the suggestion."""
         cut = len(healed.decode("utf-8", "replace"))
         return cls(prefix[: len(prefix) - cut], suffix, cell_prefix[: len(cell_prefix) - cut], cell_suffix,
-                   syntax, read_check)
+                   syntax, read_check, words)
 
     def after(self, written: bytes) -> LineRules:
         """The rules for the line after `written` (the suggestion so far, whole lines, healed bytes
@@ -88,6 +101,11 @@ class FurtherLines:
             repeated_lines(prefix, self.suffix) | looping_lines(written_lines)
             | avoid_anywhere(written_lines + near + imports_above(self.prefix), DEEPEST),
             indent_rule(cell),
-            SyntaxFit(cell, self.cell_suffix) if self.syntax else None,
+            both(SyntaxFit(cell, self.cell_suffix) if self.syntax else None, self.words),
             ReadCheck.around(prefix, self.suffix, LEAD) if self.read_check else None,
         )
+
+
+def both(fit: LineFit | None, rule: LineFit | None) -> LineFit | None:
+    """A line keeps this where it keeps `fit` and `rule` (either may be None: no rule)."""
+    return rule if fit is None else fit if rule is None else AllFit([fit, rule])

@@ -13,9 +13,9 @@ from ghostbook.decoding.arguments import KeywordNext
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
-from ghostbook.decoding.fragments import AllFit, Fragments
+from ghostbook.decoding.fragments import Fragments
 from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
-from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules
+from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import (
     EchoStart,
@@ -117,10 +117,10 @@ class DecodePlan:
         words: LineFit | None = None  # what the line's words must be, which greedy keeps too
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
             words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
-            fit = _both(fit, words)
+            fit = both(fit, words)
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes)) is not None:
             words = attributes
-            fit = _both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
+            fit = both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
             begins = attributes if start is None else AllStarts([start, attributes])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
             begins = echo if begins is None else AllStarts([begins, echo])
@@ -135,8 +135,10 @@ class DecodePlan:
             begins,
             fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
+        # each further line is a new line: no name the notebook never mentions (`df` then `f`), no `x = x`
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
-                                     choices.syntax, choices.read_check) if choices.multi_line else None)
+                                     choices.syntax, choices.read_check, Fragments(text.prefix + text.suffix))
+                 if choices.multi_line else None)
         finish = LineRules(indent=greedy_begins, syntax=words)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
                    copies=copies, copy_model=copy_model, asks=asks, finish=finish)
@@ -157,10 +159,6 @@ def _shows_a_name(start: StartRule | None, head: str, cell_suffix: str) -> bool:
         return True
     below = cell_suffix.partition("\n")[2]
     return not head and not any(ln.strip() and not ln.lstrip().startswith("#") for ln in below.split("\n"))
-
-
-def _both(fit: LineFit | None, rule: LineFit) -> LineFit:
-    return rule if fit is None else AllFit([fit, rule])
 
 
 def decode(run: Run, plan: DecodePlan) -> None:
