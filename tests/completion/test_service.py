@@ -9,6 +9,7 @@ import pytest
 from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
+from ghostbook.decoding.fragments import Fragments
 from ghostbook.decoding.indentation import IndentRule
 from ghostbook.decoding.lines import AllFit
 from ghostbook.decoding.syntax_fit import SyntaxFit
@@ -95,7 +96,8 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     lines = backend.params[1].lines
     assert lines is not None and lines.cell_prefix == "if x:\n    x = 1\n" and lines.read_check
     rules = lines.after(b"    y = 2")
-    assert rules.syntax is not None and rules.syntax.before == "if x:\n    x = 1\n    y = 2\n"
+    assert isinstance(rules.syntax, AllFit) and isinstance(syntax := rules.syntax.rules[0], SyntaxFit)
+    assert syntax.before == "if x:\n    x = 1\n    y = 2\n" and isinstance(rules.syntax.rules[1], Fragments)
     assert b"    y = 2" in rules.avoid and rules.reading is not None and rules.reading.before.endswith("    y = 2")
     await service.handle("c1", p.UpdateSettings(type="update_settings", ref="s", settings={"beam_width": 1}))
     await service.suggest("t1", suggest("r3", "b", 7, "forced"))
