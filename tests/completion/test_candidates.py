@@ -135,6 +135,8 @@ def test_a_line_like_one_above_but_for_a_renamed_name_is_renamed_through() -> No
     assert not [c for c in candidates("total = ", above, "") if "fit(" in c or "add_subplot" in c]  # no family above
     # a line named after the string it loads renames it, whatever the new name
     assert candidates("titanic = ", 'tips = sns.load_dataset("tips")\n', "")[0] == 'sns.load_dataset("titanic")'
+    # a key is no such string (`final = ` + `params['final']` was never meant)
+    assert "params['final']" not in candidates("final = ", "init = params['init']\n", "")
     # a variant named after a value renames the value, in its case (seen in the browser: "Lunch" stayed)
     assert candidates("res_dinner = ", 'res_lunch = tips[tips.time == "Lunch"].tip.mean()\n', "") == [
         'tips[tips.time == "Dinner"].tip.mean()']

@@ -87,9 +87,10 @@ def _variant(old: str, new: str) -> bool:
 
 
 def _quoted(name: str, rest: str) -> bool:
-    """Whether `rest` has `name` as a string of its own (`tips = sns.load_dataset("tips")`): the line
-    is named after what it loads, so any name renames it (`titanic = ` -> `sns.load_dataset("titanic")`)."""
-    return f'"{name}"' in rest or f"'{name}'" in rest
+    """Whether `rest` calls with `name` as its first argument, a string (`tips = sns.load_dataset("tips")`):
+    the line is named after what it loads, so any name renames it (`titanic = ` -> `sns.load_dataset("titanic")`).
+    A key is no such name (`final = params['final']`: `result = ` + `params['result']` was never meant)."""
+    return f'("{name}"' in rest or f"('{name}'" in rest
 
 
 def _inner_rename(old: str, new: str) -> tuple[re.Pattern[str], str] | None:
