@@ -26,7 +26,7 @@ from ghostbook.decoding.repetition import (
     repeated_values,
 )
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
-from ghostbook.decoding.syntax_fit import SyntaxFit
+from ghostbook.decoding.syntax_fit import HeaderColon, SyntaxFit
 from ghostbook.decoding.tokens import index_of
 from ghostbook.models.backend import Emit, Evaluation, Vocab
 
@@ -133,13 +133,15 @@ class DecodePlan:
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near + imports_above(text.prefix))
             | repeated_values(head, text.cell_prefix),
             begins,
-            fit,
+            both(fit, HeaderColon(head)) if choices.syntax else fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         # each further line is a new line: no name the notebook never mentions (`df` then `f`), no `x = x`
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check, Fragments(text.prefix + text.suffix))
                  if choices.multi_line else None)
-        finish = LineRules(indent=greedy_begins, syntax=words)
+        # a compound statement's `:`, which greedy keeps too (it may not keep the syntax rule)
+        header = HeaderColon(head)
+        finish = LineRules(indent=greedy_begins, syntax=both(words, header))
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
                    copies=copies, copy_model=copy_model, asks=asks, finish=finish)
 
