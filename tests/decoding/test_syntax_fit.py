@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
+from ghostbook.decoding.suggestion import SuggestionRules
 from ghostbook.decoding.syntax_fit import HeaderColon, SyntaxFit, open_brackets, parses, repeats_keyword
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
 from ghostbook.eval.notebook_tasks import notebook_tasks
@@ -91,7 +92,11 @@ def test_a_compound_statements_header_has_its_colon() -> None:
     assert not new_line.fits(b"if d[1:2]") and not new_line.fits(b"class A(B)")
     assert new_line.fits(b"def f(x: int) -> int:") and new_line.fits(b"if x: y = {1: 2}") and new_line.fits(b"else:")
     assert new_line.fits(b"format(x)") and new_line.fits(b"if_ = 1") and new_line.fits(b"x = 1")
-    plan = DecodePlan.around(Around("for name, model in ", "", "for name, model in ", ""), b"", 16, frozenset(),
-                             Choices(beam=8, read_check=False))
-    for fit in (plan.rules.syntax, plan.finish.syntax):  # the beam's and greedy's (finishing a cut line)
-        assert fit is not None and not fit.fits(b"ax.fit(X_train, y_train)") and fit.fits(b"models.items():")
+    head = "for name, model in "
+    plan = DecodePlan.around(Around(head, "", head, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    fit = plan.rules.syntax  # the beam's
+    assert fit is not None and not fit.fits(b"ax.fit(X_train, y_train)") and fit.fits(b"models.items():")
+    rules = SuggestionRules.around("x = 1\n" + head, "")  # the final filter: such a suggestion is none
+    assert rules.enforce("ax.fit(X_train, y_train)\n    print(name)") == ""
+    assert rules.enforce("models.items():") == "models.items():"
+    assert rules.violation("ax.fit(X_train, y_train)") == "a header without its colon"

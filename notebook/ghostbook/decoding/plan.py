@@ -139,9 +139,7 @@ class DecodePlan:
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,
                                      choices.syntax, choices.read_check, Fragments(text.prefix + text.suffix))
                  if choices.multi_line else None)
-        # a compound statement's `:`, which greedy keeps too (it may not keep the syntax rule)
-        header = HeaderColon(head)
-        finish = LineRules(indent=greedy_begins, syntax=both(words, header))
+        finish = LineRules(indent=greedy_begins, syntax=words)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
                    copies=copies, copy_model=copy_model, asks=asks, finish=finish)
 

@@ -130,11 +130,17 @@ class HeaderColon:
     """A line that begins a compound statement (`for`, `if`, `def`, ...) has its `:` at the top level
     (`for x in xs:`, `if a: b()`), or leaves a bracket open (more lines follow). Seen in the browser
     where greedy finished a line the beam ran out of time on: `for name, model in ` +
-    `ax.fit(X_train, y_train)`. The syntax rule would reject it, but greedy keeps only the words rules:
-    a cell broken elsewhere fits no line. `head`: the cursor's line before the cursor."""
+    `ax.fit(X_train, y_train)`. The syntax rule does not catch it there: the cursor's line is itself
+    broken until it gets its `:`, so no suggestion fits and the rule keeps the likeliest. A line rule
+    of the beam (`fits`) and a rule of the final filter (`cut`: such a suggestion is none; greedy, told
+    to go on instead, wandered further: `ax.fit(X_train, y_train) + X_test, y_test))`). `head`: the
+    cursor's line before the cursor."""
 
     def __init__(self, head: str) -> None:
         self.head = head
+
+    def cut(self, text: str) -> str:
+        return text if self.fits(text.split("\n", 1)[0].encode()) else ""
 
     def fits(self, line: bytes) -> bool:
         text = (self.head + line.decode("utf-8", "replace")).split("\n", 1)[0]
