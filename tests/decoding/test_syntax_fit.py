@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from ghostbook.decoding.plan import Around, Choices, DecodePlan
-from ghostbook.decoding.suggestion import SuggestionRules
-from ghostbook.decoding.syntax_fit import HeaderColon, SyntaxFit, open_brackets, parses, repeats_keyword
+from ghostbook.decoding.syntax_fit import SyntaxFit, open_brackets, parses, repeats_keyword
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
 from ghostbook.eval.notebook_tasks import notebook_tasks
 from ghostbook.eval.tasks import humaneval_single_line
@@ -79,24 +77,3 @@ def test_no_notebook_benchmark_line_gives_a_keyword_twice() -> None:
         for task in notebook_tasks(load_notebooks(packaged_split(split))):
             line = task.cells[task.index][: task.cursor].rsplit("\n", 1)[-1] + task.expected
             assert not repeats_keyword(line), task.task_id
-
-
-def test_a_compound_statements_header_has_its_colon() -> None:
-    """Seen in the browser, where greedy finished a line the beam ran out of time on (greedy keeps the
-    words rules, not the syntax rule): `for name, model in ` + `ax.fit(X_train, y_train)`. A header's
-    `:` at the top level, or a bracket left open, keeps the rule; other lines are not its business."""
-    rule = HeaderColon("for name, model in ")
-    assert not rule.fits(b"ax.fit(X_train, y_train)") and not rule.fits(b"[1, 2]  # pairs")
-    assert rule.fits(b"models.items():") and rule.fits(b"models.items(): print(name)") and rule.fits(b"zip(a,")
-    new_line = HeaderColon("    ")
-    assert not new_line.fits(b"if d[1:2]") and not new_line.fits(b"class A(B)")
-    assert new_line.fits(b"def f(x: int) -> int:") and new_line.fits(b"if x: y = {1: 2}") and new_line.fits(b"else:")
-    assert new_line.fits(b"format(x)") and new_line.fits(b"if_ = 1") and new_line.fits(b"x = 1")
-    head = "for name, model in "
-    plan = DecodePlan.around(Around(head, "", head, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
-    fit = plan.rules.syntax  # the beam's
-    assert fit is not None and not fit.fits(b"ax.fit(X_train, y_train)") and fit.fits(b"models.items():")
-    rules = SuggestionRules.around("x = 1\n" + head, "")  # the final filter: such a suggestion is none
-    assert rules.enforce("ax.fit(X_train, y_train)\n    print(name)") == ""
-    assert rules.enforce("models.items():") == "models.items():"
-    assert rules.violation("ax.fit(X_train, y_train)") == "a header without its colon"

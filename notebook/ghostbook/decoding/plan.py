@@ -26,7 +26,7 @@ from ghostbook.decoding.repetition import (
     repeated_values,
 )
 from ghostbook.decoding.search import Run, beam_lines, greedy, whole_line
-from ghostbook.decoding.syntax_fit import HeaderColon, SyntaxFit
+from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.decoding.tokens import index_of
 from ghostbook.models.backend import Emit, Evaluation, Vocab
 
@@ -133,7 +133,7 @@ class DecodePlan:
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near + imports_above(text.prefix))
             | repeated_values(head, text.cell_prefix),
             begins,
-            both(fit, HeaderColon(head)) if choices.syntax else fit,
+            fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
         # each further line is a new line: no name the notebook never mentions (`df` then `f`), no `x = x`
         lines = (FurtherLines.around(text.prefix, text.suffix, text.cell_prefix, text.cell_suffix, heal,

@@ -9,8 +9,7 @@ same rules as it goes (`decoding.lines`: lines to avoid, where a line may start)
   (`decoding.repetition`);
 - `LineCount`: at most 6 lines, or 12 where it fills a block just opened (`decoding.length`);
 - `LeadingSpace`: never starts with whitespace beyond the right indentation (`decoding.indentation`);
-- `SyntaxPrefix`: never breaks the cell's syntax where a shorter prefix would not; `HeaderColon`: a
-  compound statement's first line has its `:` (`decoding.syntax_fit`);
+- `SyntaxPrefix`: never breaks the cell's syntax where a shorter prefix would not (`decoding.syntax_fit`);
 - `CommentBlock`: no block of comments unless the user is writing one (`decoding.comments`).
 """
 
@@ -23,7 +22,7 @@ from ghostbook.decoding.comments import CommentBlock
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
 from ghostbook.decoding.repetition import EchoedCall, NearbyCopies, OwnLines
-from ghostbook.decoding.syntax_fit import HeaderColon, SyntaxPrefix
+from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
 
 class Rule(Protocol):
@@ -46,7 +45,6 @@ class SuggestionRules:
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),
             ("breaks the syntax", SyntaxPrefix(before, after)),
-            ("a header without its colon", HeaderColon(before.rsplit("\n", 1)[-1])),
         ))
 
     def enforce(self, text: str) -> str:

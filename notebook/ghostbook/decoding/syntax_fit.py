@@ -122,48 +122,6 @@ def open_brackets(line: str) -> list[str] | None:
     return stack
 
 
-# a line that begins a compound statement
-_HEADER = re.compile(r"[ \t]*(?:async[ \t]+)?(?:for|if|elif|while|with|def|class|except|else|try|finally)\b")
-
-
-class HeaderColon:
-    """A line that begins a compound statement (`for`, `if`, `def`, ...) has its `:` at the top level
-    (`for x in xs:`, `if a: b()`), or leaves a bracket open (more lines follow). Seen in the browser
-    where greedy finished a line the beam ran out of time on: `for name, model in ` +
-    `ax.fit(X_train, y_train)`. The syntax rule does not catch it there: the cursor's line is itself
-    broken until it gets its `:`, so no suggestion fits and the rule keeps the likeliest. A line rule
-    of the beam (`fits`) and a rule of the final filter (`cut`: such a suggestion is none; greedy, told
-    to go on instead, wandered further: `ax.fit(X_train, y_train) + X_test, y_test))`). `head`: the
-    cursor's line before the cursor."""
-
-    def __init__(self, head: str) -> None:
-        self.head = head
-
-    def cut(self, text: str) -> str:
-        return text if self.fits(text.split("\n", 1)[0].encode()) else ""
-
-    def fits(self, line: bytes) -> bool:
-        text = (self.head + line.decode("utf-8", "replace")).split("\n", 1)[0]
-        if not _HEADER.match(text):
-            return True
-        depth = 0
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(text.lstrip()).readline):
-                if tok.type != tokenize.OP:
-                    continue
-                if tok.string in CLOSERS:
-                    depth += 1
-                elif tok.string in CLOSERS.values():
-                    depth -= 1
-                elif tok.string == ":" and depth == 0:
-                    return True
-        except tokenize.TokenError:
-            return True  # a bracket (or a string) left open: more lines follow
-        except (SyntaxError, ValueError):
-            return True  # unreadable: the syntax rule says
-        return False
-
-
 class SyntaxPrefix:
     """A suggestion never breaks the cell's syntax where a shorter prefix of it would not: if the cell
     does not fit the whole suggestion (`SyntaxFit`: a last line left open counts as the start of more),
