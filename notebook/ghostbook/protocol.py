@@ -168,6 +168,27 @@ class CancelDownload(_Message):
     type: Literal["cancel_download"]
 
 
+class EditRequest(_Message):
+    """Ask the edit model to rewrite the cell (or the lines of `selection`, character offsets) as
+    `instruction` says; `fix`: the instruction is to fix the cell's error output. `previous`: the proposal a
+    follow-up instruction refines. A newer request from the same tab cancels the older one."""
+
+    type: Literal["edit_request"]
+    ref: str = Field(min_length=1, max_length=64)
+    cell_id: CellId
+    instruction: str = Field(max_length=4000)
+    selection: tuple[int, int] | None = None
+    trigger: Literal["edit", "fix"] = "edit"
+    previous: Source | None = None
+
+
+class EditCancel(_Message):
+    """Stop the edit `ref` (the user rejected it, edited the cell or closed the prompt)."""
+
+    type: Literal["edit_cancel"]
+    ref: str = Field(min_length=1, max_length=64)
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -196,6 +217,8 @@ ClientMessage = Annotated[
     | UpdateSettings
     | GetCatalogue
     | CancelDownload
+    | EditRequest
+    | EditCancel
     | Ping,
     Field(discriminator="type"),
 ]
@@ -261,7 +284,7 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 An empty text with done=true means "nothing to suggest".
 # suggestion_error {type, ref, message}
 # settings      {type, ref, settings: {enabled, debounce_ms, debounce_mode, max_new_tokens, context_tokens,
-#                 model, beam_width, read_check, search_ms, api_key, remote_fim}, model: ModelStatus}
+#                 model, beam_width, read_check, search_ms, api_key, remote_fim, edit_model, ...}, model: ModelStatus}
 #                 (api_key is masked: "********" when one is set)
 # model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"downloading"|"loading"|"ready"|"error",
 #                 name, path, progress: float|null, message: str|null, bytes_done: int|null,
@@ -272,6 +295,12 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
 #                 cache_hits, server_p50_ms, server_p95_ms}}   (p50/p95: client-reported latencies when any,
 #                 else the server's request -> done; server_*: always the server's; null when no data)
+# edit_proposal {type, ref, cell_id, range: [from, to], text, done, source: "model"|"rules", warning: str|null,
+#                 description: str|null, stats: {calls, tokens, ms, speculative}|null}
+#                 streamed to the requesting tab only: `text` is the whole replacement of the cell's `range`
+#                 so far (the whole cell without a selection; a selection widened to whole lines).
+# edit_error    {type, ref, message, reason: "no_model"|"empty"|"no_code"|"model"|"cell_gone"|"no_fix"}
+# edit_model_status {type, model: ModelStatus}   (the edit model's: after each `settings` reply, and on change)
 # pong          {type, ref}
 # error         {type, ref, message}
 # fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)

@@ -1,10 +1,17 @@
-"""A tiny random llama-architecture GGUF built with the training pipeline's own writer."""
+"""Shared fixtures: a tiny random llama-architecture GGUF built with the training pipeline's own writer,
+and a real llama-cpp-python server (`llama_cpp.server`) with the shipped GGUF on loopback."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 import sysconfig
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 TEXTS_FROM = ["textwrap.py", "string.py", "bisect.py", "heapq.py"]
@@ -49,3 +56,46 @@ def shared_tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return shared_tiny_gguf(tmp_path_factory)
+
+
+KEY = "sk-loopback-test"  # the API key the loopback llama_cpp.server requires
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`python -m llama_cpp.server` with the shipped GGUF on a free loopback port, requiring KEY: its
+    `/v1/completions` (FIM through a template) and `/v1/chat/completions`. The shipped model has no chat
+    template: alpaca's plain-text layout ("### Instruction:" / "### Response:") is given, one a code model
+    answers (after chatml's markers it stops at once)."""
+    from ghostbook.models.catalog import default_model_path
+
+    model = default_model_path()
+    assert model is not None
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host",
+                                    "127.0.0.1", "--port", str(port), "--n_ctx", "512", "--n_threads", "1",
+                                    "--chat_format", "alpaca", "--api_key", KEY], stdout=out,
+                                   stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(url + "/v1/models", headers={"Authorization": f"Bearer {KEY}"}).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"llama_cpp.server did not start:\n{log.read_text()}")
+        time.sleep(0.2)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)

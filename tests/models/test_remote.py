@@ -7,14 +7,9 @@ settings, and never reaches the browser."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from ghostbook import protocol as p
 from ghostbook.completion.service import CompletionService
@@ -24,44 +19,10 @@ from ghostbook.models.loader import ModelRegistry
 
 from tests.completion.conftest import FakeCell, Outbox
 
+from .conftest import KEY, free_port
 from .infill_standin import InfillStandIn
 
-KEY = "sk-loopback-test"
 CELLS = [FakeCell("a", "code", "import numpy as np\nvalues = np.arange(10)"), FakeCell("b", "code", "total = ")]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`python -m llama_cpp.server` with the shipped GGUF on a free loopback port, requiring KEY."""
-    model = default_model_path()
-    assert model is not None
-    port = _free_port()
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host",
-                                    "127.0.0.1", "--port", str(port), "--n_ctx", "512", "--n_threads", "1",
-                                    "--api_key", KEY], stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/v1/models", headers={"Authorization": f"Bearer {KEY}"}).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"llama_cpp.server did not start:\n{log.read_text()}")
-        time.sleep(0.2)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
 
 
 def make_service(tmp_path: Path, settings: dict[str, object]) -> tuple[CompletionService, Outbox]:
@@ -111,7 +72,7 @@ async def test_wrong_key_and_unreachable_server_are_clear_errors(llama_server: s
     registry = ModelRegistry()
     assert await registry.ensure(f"openai:{llama_server}") is None
     assert "refused the API key (HTTP 401): set GHOSTBOOK_API_KEY" in (registry.status.message or "")
-    closed = f"http://127.0.0.1:{_free_port()}"
+    closed = f"http://127.0.0.1:{free_port()}"
     assert await registry.ensure(f"llamacpp:{closed}") is None
     assert f"cannot reach {closed}" in (registry.status.message or "")
     await registry.close()

@@ -57,6 +57,9 @@ class CompletionSettings:
     # A transformers target's draft model for speculative greedy: a local transformers folder with the
     # same vocabulary (a smaller model of the family); "" drafts by prompt lookup.
     draft_model: str = ""
+    # Edit with AI (`ghostbook.editing`): a chat or instruct model, in any form `model` takes but
+    # `default` (a local .gguf, hf:..., openai:URL chat completions, llamacpp:URL); "" = none chosen.
+    edit_model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -95,6 +98,18 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
                 specs.parse(value)
             except specs.SpecError as exc:
                 raise SettingsError(str(exc)) from None
+        elif key == "edit_model":
+            if not isinstance(value, str) or len(value) > 4096:
+                raise SettingsError(f"edit_model must be empty or one of: {specs.FORMS}")
+            value = value.strip()
+            if value == "default":
+                raise SettingsError("the built-in model completes code; an edit model is a chat or instruct "
+                                    "model (a catalogue instruct model, a local .gguf, openai:URL or llamacpp:URL)")
+            if value:
+                try:
+                    specs.parse(value)
+                except specs.SpecError as exc:
+                    raise SettingsError(str(exc)) from None
         elif key == "api_key":
             if not isinstance(value, str) or len(value) > 4096 or any(c in value for c in "\r\n"):
                 raise SettingsError("api_key must be a single-line string")

@@ -1,6 +1,11 @@
-"""The settings panel's catalogue: curated fill-in-the-middle code models on the Hugging Face hub, the
-built-in default, and local models (fine-tuned ones) found in the models folder; what is downloaded;
-whether there is RAM enough to load one.
+"""The settings panel's catalogue: curated code models on the Hugging Face hub (fill-in-the-middle models
+for completion, instruct models for Edit with AI), the built-in default, and local models (fine-tuned
+ones) found in the models folder; what is downloaded; whether there is RAM enough to load one.
+
+Each line has a `role`: "fim" (a completion model, listed under the model setting), "chat" (an edit
+model, listed under the edit model setting) or "both" (a local file: Ghostbook cannot tell, the user
+knows). The instruct lines' `family` is the FIM template their vocabulary has, used only if one is
+chosen as the completion model anyway.
 
 Sizes are those of the hub's files as last checked (approximate, "≈" in the panel); RAM is the file
 plus a 2048-token KV cache and llama.cpp's buffers. Expected speed is a CPU estimate for 4 threads
@@ -13,12 +18,14 @@ import logging
 import os
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ghostbook.models.backend import ModelLoadError
 from ghostbook.models.catalog import DEFAULT_DIR, default_model_path
 
 log = logging.getLogger(__name__)
+
+Role = Literal["fim", "chat", "both"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,11 @@ class Offer:
     source: str = "hub"  # "builtin", "hub" or "local"
     downloaded: bool = False
     gated: bool = False  # the hub asks for an accepted licence and HF_TOKEN
+    role: Role = "fim"  # "fim" (completion), "chat" (edit), "both" (local: not known)
+
+    def serves(self, role: Literal["fim", "chat"]) -> bool:
+        """Whether the line belongs under that setting: the completion model (fim) or the edit model (chat)."""
+        return self.role in (role, "both")
 
     @property
     def speed(self) -> str:
@@ -47,12 +59,18 @@ class Offer:
 
 
 def _hub(repo: str, file: str, name: str, family: str, params: str, size_mb: float, licence: str,
-         gated: bool = False) -> Offer:
+         gated: bool = False, role: Role = "fim") -> Offer:
     return Offer(f"hf:{repo}/{file}", name, family, params, size_mb, round(size_mb * 1.15 + 250), licence,
-                 "llama.cpp", gated=gated)
+                 "llama.cpp", gated=gated, role=role)
+
+
+def _instruct(repo: str, file: str, name: str, params: str, size_mb: float, licence: str,
+              family: str = "qwen2.5-coder") -> Offer:
+    return _hub(repo, file, name, family, params, size_mb, licence, role="chat")
 
 
 QWEN = "Apache-2.0"
+QWEN_RESEARCH = "Qwen Research License (non-commercial)"
 BIGCODE = "BigCode OpenRAIL-M"
 DEEPSEEK = "DeepSeek License (commercial use allowed)"
 
@@ -66,9 +84,9 @@ HUB: tuple[Offer, ...] = (
     _hub("Qwen/Qwen2.5-Coder-1.5B-GGUF", "qwen2.5-coder-1.5b-q4_k_m.gguf", "Qwen2.5-Coder 1.5B Q4_K_M",
          "qwen2.5-coder", "1.5B", 1070, QWEN),
     _hub("Qwen/Qwen2.5-Coder-3B-GGUF", "qwen2.5-coder-3b-q8_0.gguf", "Qwen2.5-Coder 3B Q8_0",
-         "qwen2.5-coder", "3B", 3290, "Qwen Research License (non-commercial)"),
+         "qwen2.5-coder", "3B", 3290, QWEN_RESEARCH),
     _hub("Qwen/Qwen2.5-Coder-3B-GGUF", "qwen2.5-coder-3b-q4_k_m.gguf", "Qwen2.5-Coder 3B Q4_K_M",
-         "qwen2.5-coder", "3B", 2100, "Qwen Research License (non-commercial)"),
+         "qwen2.5-coder", "3B", 2100, QWEN_RESEARCH),
     _hub("Qwen/Qwen2.5-Coder-7B-GGUF", "qwen2.5-coder-7b-q8_0.gguf", "Qwen2.5-Coder 7B Q8_0",
          "qwen2.5-coder", "7B", 8100, QWEN),
     _hub("Qwen/Qwen2.5-Coder-7B-GGUF", "qwen2.5-coder-7b-q4_k_m.gguf", "Qwen2.5-Coder 7B Q4_K_M",
@@ -89,6 +107,26 @@ HUB: tuple[Offer, ...] = (
          "codegemma", "2B", 1630, "Gemma Terms of Use"),
     _hub("bartowski/codegemma-2b-GGUF", "codegemma-2b-Q8_0.gguf", "CodeGemma 2B Q8_0",
          "codegemma", "2B", 2670, "Gemma Terms of Use"),
+    # instruct (chat) models for Edit with AI: Qwen's own single-file GGUFs
+    _instruct("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "qwen2.5-coder-0.5b-instruct-q8_0.gguf",
+              "Qwen2.5-Coder 0.5B Instruct Q8_0", "0.5B", 676, QWEN),
+    _instruct("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+              "Qwen2.5-Coder 0.5B Instruct Q4_K_M", "0.5B", 491, QWEN),
+    _instruct("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q8_0.gguf",
+              "Qwen2.5-Coder 1.5B Instruct Q8_0", "1.5B", 1895, QWEN),
+    _instruct("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+              "Qwen2.5-Coder 1.5B Instruct Q4_K_M", "1.5B", 1117, QWEN),
+    _instruct("Qwen/Qwen2.5-Coder-3B-Instruct-GGUF", "qwen2.5-coder-3b-instruct-q8_0.gguf",
+              "Qwen2.5-Coder 3B Instruct Q8_0", "3B", 3616, QWEN_RESEARCH),
+    _instruct("Qwen/Qwen2.5-Coder-3B-Instruct-GGUF", "qwen2.5-coder-3b-instruct-q4_k_m.gguf",
+              "Qwen2.5-Coder 3B Instruct Q4_K_M", "3B", 2105, QWEN_RESEARCH),
+    _instruct("Qwen/Qwen2.5-Coder-7B-Instruct-GGUF", "qwen2.5-coder-7b-instruct-q8_0.gguf",
+              "Qwen2.5-Coder 7B Instruct Q8_0", "7B", 8099, QWEN),
+    _instruct("Qwen/Qwen2.5-Coder-7B-Instruct-GGUF", "qwen2.5-coder-7b-instruct-q4_k_m.gguf",
+              "Qwen2.5-Coder 7B Instruct Q4_K_M", "7B", 4683, QWEN),
+    # a newer general instruct model, strong at code for its size, no thinking block before the answer
+    _instruct("bartowski/Qwen_Qwen3-4B-Instruct-2507-GGUF", "Qwen_Qwen3-4B-Instruct-2507-Q4_K_M.gguf",
+              "Qwen3 4B Instruct 2507 Q4_K_M", "4B", 2497, QWEN),
 )
 
 
@@ -105,7 +143,7 @@ def _builtin() -> list[Offer]:
     path = default_model_path()
     size = path.stat().st_size / 1e6 if path else 11
     return [Offer("default", "Ghostbook default (built in)", "ghostbook", "3.4M", round(size, 1), 64,
-                  "MIT", "llama.cpp", "builtin", downloaded=path is not None)]
+                  "MIT", "llama.cpp", "builtin", downloaded=path is not None)]  # FIM only: no chat template
 
 
 def _local() -> list[Offer]:
@@ -122,11 +160,11 @@ def _local() -> list[Offer]:
         elif item.is_file() and item.suffix.lower() == ".gguf":
             size = item.stat().st_size / 1e6
             found.append(Offer(str(item), item.stem, "auto", "?", round(size, 1), round(size * 1.15 + 250),
-                               "see the model", "llama.cpp", "local", downloaded=True))
+                               "see the model", "llama.cpp", "local", downloaded=True, role="both"))
         elif item.is_dir() and (item / "config.json").is_file():
             size = sum(f.stat().st_size for f in item.glob("*.safetensors")) / 1e6
             found.append(Offer(str(item), item.name, "auto", "?", round(size, 1), round(size * 2.2 + 500),
-                               "see the model", "transformers", "local", downloaded=True))
+                               "see the model", "transformers", "local", downloaded=True, role="both"))
     return found
 
 
@@ -210,4 +248,5 @@ def ram_needed_mb(path: Path) -> float:
     return path.stat().st_size / 1e6 * 1.15 + 250
 
 
-__all__ = ["DEFAULT_DIR", "HUB", "Offer", "available_ram_mb", "check_ram", "models_dir", "offers", "ram_needed_mb"]
+__all__ = ["DEFAULT_DIR", "HUB", "Offer", "Role", "available_ram_mb", "check_ram", "models_dir", "offers",
+           "ram_needed_mb"]

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ghostbook.models import specs
 from ghostbook.models.backend import Backend, ModelLoadError, ModelStatus
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[ModelStatus], None]
 BackendFactory = Callable[[Path, str | None, str], Backend]
+RemoteFactory = Callable[[str, str, str, str], Any]  # (kind, url, key, family) -> a server client with load()
 
 
 def default_factory(path: Path, family: str | None, name: str) -> Backend:
@@ -56,11 +58,20 @@ def open_backend(path: Path, threads: int | None = None, n_ctx: int | None = Non
     return backend
 
 
-class ModelRegistry:
-    """Holds at most one loaded backend, for the current model setting."""
+def chat_server(kind: str, url: str, key: str, family: str) -> Any:
+    """An edit model's server: `/v1/chat/completions` of an openai: or llamacpp: server."""
+    from ghostbook.models.remote_chat import ChatServer
 
-    def __init__(self, factory: BackendFactory = default_factory) -> None:
+    return ChatServer(kind, url, key)  # type: ignore[arg-type]
+
+
+class ModelRegistry:
+    """Holds at most one loaded backend, for the current model setting (`remote` connects to servers:
+    FIM completions for the completion model, chat for the edit model)."""
+
+    def __init__(self, factory: BackendFactory = default_factory, remote: RemoteFactory = remote_backend) -> None:
         self._factory = factory
+        self._remote = remote
         self.setting: str | None = None
         self.backend: Backend | None = None
         self.status = ModelStatus("off")
@@ -262,7 +273,7 @@ class ModelRegistry:
         key, family = self.remote_options
         self._set(ModelStatus("loading", spec.text, spec.url, None, None))
         try:
-            backend = remote_backend(spec.kind, spec.url, key, family)
+            backend = self._remote(spec.kind, spec.url, key, family)
             await asyncio.to_thread(backend.load)
         except (ModelLoadError, TemplateError) as exc:
             if self.setting == setting:
@@ -281,8 +292,20 @@ class ModelRegistry:
         self.setting = None
         self.status = ModelStatus("off")
 
+    async def clear(self) -> None:
+        """No model chosen: unload the current one; the status becomes "off"."""
+        if self._task is not None:
+            self._task.cancel()
+        self.cancel_download()
+        self.setting = None
+        if self.backend is not None:
+            backend, self.backend = self.backend, None
+            await asyncio.to_thread(backend.unload)
+        self._set(ModelStatus("off"))
+
 
 _shared: ModelRegistry | None = None
+_shared_edit: ModelRegistry | None = None
 
 
 def shared_registry() -> ModelRegistry:
@@ -291,3 +314,11 @@ def shared_registry() -> ModelRegistry:
     if _shared is None:
         _shared = ModelRegistry()
     return _shared
+
+
+def shared_edit_registry() -> ModelRegistry:
+    """The edit model's registry (Edit with AI): a chat or instruct model, beside the completion model."""
+    global _shared_edit
+    if _shared_edit is None:
+        _shared_edit = ModelRegistry(remote=chat_server)
+    return _shared_edit

@@ -8,6 +8,8 @@ pipeline's filters still apply to what it streams.
   cells as `input_extra` chunks (as llama.vim sends them), the server applies the model's FIM template.
 
 The API key comes from GHOSTBOOK_API_KEY or the settings (the user's settings file, never a notebook).
+The request helpers (`post_events`, `sse_events`, `explain`, `auth_headers`, the probes) also serve the
+edit models' chat client, `models.remote_chat`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +53,18 @@ def api_key(setting: str = "") -> str:
     return os.environ.get("GHOSTBOOK_API_KEY") or setting
 
 
-def _explain(url: str, exc: Exception) -> str:
+def auth_headers(key: str = "") -> dict[str, str]:
+    """The Authorization header for the API key (GHOSTBOOK_API_KEY, else `key`); none without a key."""
+    found = api_key(key)
+    return {"Authorization": f"Bearer {found}"} if found else {}
+
+
+class StreamError(httpx.HTTPError):
+    """The server sent an error event in the middle of a streamed answer."""
+
+
+def explain(url: str, exc: Exception) -> str:
+    """A sentence for the user about a failed request to the server at `url`."""
     if isinstance(exc, httpx.HTTPStatusError):
         code = exc.response.status_code
         if code in (401, 403):
@@ -59,8 +73,12 @@ def _explain(url: str, exc: Exception) -> str:
         if code == 404:
             return f"{url} has no {exc.request.url.path} (HTTP 404): is it the right kind of server?"
         return f"{url} answered HTTP {code}: {exc.response.text[:200]}"
+    if isinstance(exc, StreamError):
+        return f"{url} stopped with an error in the middle of its answer: {exc}"
     if isinstance(exc, httpx.TimeoutException):
         return f"{url} did not answer in time: is the server busy or the URL right?"
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+        return f"{url} broke off the connection ({exc or type(exc).__name__}): is the server still running?"
     return f"cannot reach {url}: {exc or type(exc).__name__}; check that the server runs and the URL"
 
 
@@ -77,11 +95,7 @@ class RemoteBackend:
         self.vocab = Vocab([], frozenset())
 
     def headers(self) -> dict[str, str]:
-        key = api_key(self.key)
-        return {"Authorization": f"Bearer {key}"} if key else {}
-
-    def client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=httpx.Timeout(READ_S, connect=CONNECT_S), headers=self.headers())
+        return auth_headers(self.key)
 
     # ---- the Backend interface: a remote model has no token ids here ---------------------------
 
@@ -90,7 +104,7 @@ class RemoteBackend:
             with httpx.Client(timeout=httpx.Timeout(READ_S, connect=CONNECT_S), headers=self.headers()) as http:
                 self.probe(http)
         except httpx.HTTPError as exc:
-            raise RemoteError(_explain(self.url, exc)) from None
+            raise RemoteError(explain(self.url, exc)) from None
 
     def probe(self, http: httpx.Client) -> None:
         raise NotImplementedError
@@ -132,66 +146,90 @@ class RemoteBackend:
         raise NotImplementedError
 
     async def stream_text(self, request: TextRequest, cancel: threading.Event) -> AsyncGenerator[TokenOut, None]:
-        """The server's continuation as it streams (pieces as UTF-8 bytes), until done or `cancel`.
-
-        The HTTP response is read by a task of its own into a queue; when the request is cancelled
-        (or its task is) that task hangs up, and the server stops generating."""
+        """The server's continuation as it streams (pieces as UTF-8 bytes), until done or `cancel`."""
         path, body = self.payload(request)
         stats = GenStats()
         start = time.perf_counter()
-        queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
-        leave = asyncio.Event()  # the consumer is gone: stop passing events on
-        pump = asyncio.get_running_loop().create_task(self._pump(path, body, queue, leave))
-        _PUMPS.add(pump)
-        pump.add_done_callback(_PUMPS.discard)
         try:
-            while True:
-                item = await queue.get()
-                if item is None:
-                    break
-                if isinstance(item, BaseException):
-                    if isinstance(item, httpx.HTTPError):
-                        raise RemoteError(_explain(self.url, item)) from None
-                    raise item
-                if cancel.is_set():
-                    stats.cancelled = True
-                    break
-                text, length = self.chunk_text(item)
-                if text:
-                    stats.generated += 1  # a streamed event: about a token
-                    if stats.prompt_ms == 0.0:
-                        stats.prompt_ms = (time.perf_counter() - start) * 1000
-                    yield TokenOut(-1, text.encode("utf-8"))
-                if length:  # stopped on the token limit: the pipeline treats the text as truncated
-                    stats.generated = max(stats.generated, request.max_new)
+            async with aclosing(post_events(self.url + path, body, self.headers(), cancel)) as events:
+                async for item in events:
+                    text, length = self.chunk_text(item)
+                    if text:
+                        stats.generated += 1  # a streamed event: about a token
+                        if stats.prompt_ms == 0.0:
+                            stats.prompt_ms = (time.perf_counter() - start) * 1000
+                        yield TokenOut(-1, text.encode("utf-8"))
+                    if length:  # stopped on the token limit: the pipeline treats the text as truncated
+                        stats.generated = max(stats.generated, request.max_new)
+        except httpx.HTTPError as exc:
+            raise RemoteError(explain(self.url, exc)) from None
         finally:
-            leave.set()
-            pump.cancel()  # hang up (a finished response: nothing left to do)
+            stats.cancelled = cancel.is_set()
             stats.total_ms = (time.perf_counter() - start) * 1000
             self.last_stats = stats
 
-    async def _pump(self, path: str, body: dict[str, Any], queue: asyncio.Queue[dict[str, Any] | BaseException | None],
-                    leave: asyncio.Event) -> None:
-        try:
-            async with self.client() as http, http.stream("POST", self.url + path, json=body) as response:
-                if response.is_error:
-                    await response.aread()
-                    response.raise_for_status()
-                async for data in _events(response.aiter_lines()):
-                    if not leave.is_set():
-                        queue.put_nowait(data)
-            queue.put_nowait(None)
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            queue.put_nowait(exc)
 
+CANCEL_POLL_S = 0.05  # how often a stream waiting for the server looks at its cancel flag
 
 _PUMPS: set[asyncio.Task[None]] = set()  # responses being read (a task must be referenced while it runs)
 
 
-async def _events(lines: AsyncIterator[str]) -> AsyncGenerator[dict[str, Any], None]:
-    """The JSON objects of a server-sent-event stream (`data: {...}` lines, up to `data: [DONE]`)."""
+async def post_events(url: str, body: dict[str, Any], headers: dict[str, str],
+                      cancel: threading.Event | None = None) -> AsyncGenerator[dict[str, Any], None]:
+    """POST `body` and yield the JSON events the server streams back, until it is done or `cancel` is set.
+
+    The HTTP response is read by a task of its own into a queue; when the stream is closed, cancelled,
+    or `cancel` is set, that task hangs up and the server stops generating. Failures are raised as
+    `httpx.HTTPError`: an error status with its body read (`HTTPStatusError`), an error event in the
+    stream (`StreamError`), a connection that fails or breaks off. Close it (`contextlib.aclosing`) to
+    hang up at once when leaving early."""
+    queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
+    leave = asyncio.Event()  # the consumer is gone: stop passing events on
+    pump = asyncio.get_running_loop().create_task(_pump(url, body, headers, queue, leave))
+    _PUMPS.add(pump)
+    pump.add_done_callback(_PUMPS.discard)
+    try:
+        while cancel is None or not cancel.is_set():
+            if cancel is None:
+                item = await queue.get()
+            else:
+                try:
+                    item = await asyncio.wait_for(queue.get(), CANCEL_POLL_S)
+                except TimeoutError:
+                    continue
+                if cancel.is_set():
+                    return
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        leave.set()
+        pump.cancel()  # hang up (a finished response: nothing left to do)
+
+
+async def _pump(url: str, body: dict[str, Any], headers: dict[str, str],
+                queue: asyncio.Queue[dict[str, Any] | BaseException | None], leave: asyncio.Event) -> None:
+    try:
+        async with (httpx.AsyncClient(timeout=httpx.Timeout(READ_S, connect=CONNECT_S), headers=headers) as http,
+                    http.stream("POST", url, json=body) as response):
+            if response.is_error:
+                await response.aread()
+                response.raise_for_status()
+            async for data in sse_events(response.aiter_lines()):
+                if not leave.is_set():
+                    queue.put_nowait(data)
+        queue.put_nowait(None)
+    except asyncio.CancelledError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+        queue.put_nowait(exc)
+
+
+async def sse_events(lines: AsyncIterator[str]) -> AsyncGenerator[dict[str, Any], None]:
+    """The JSON objects of a server-sent-event stream (`data: {...}` lines, up to `data: [DONE]`); an
+    error event raises `StreamError` with the server's message."""
     async for line in lines:
         if not line.startswith("data:"):
             continue
@@ -204,7 +242,9 @@ async def _events(lines: AsyncIterator[str]) -> AsyncGenerator[dict[str, Any], N
             continue
         if isinstance(item, dict):
             if "error" in item:
-                raise httpx.HTTPError(f"server error: {item['error']}")
+                error = item["error"]
+                message = error.get("message") if isinstance(error, dict) else None
+                raise StreamError(str(message or error))
             yield item
 
 
@@ -216,6 +256,35 @@ def template_prompt(family: str, prefix: str, suffix: str) -> tuple[str, list[st
     for part in template.layout():
         parts.append(prefix if part == PREFIX else suffix if part == SUFFIX else part)
     return "".join(parts), list(template.stop)
+
+
+def openai_path(url: str, path: str) -> str:
+    """`path` under the server's `/v1` (the URL may end in /v1 or not)."""
+    return url + path if url.endswith("/v1") else url + "/v1" + path
+
+
+def probe_openai(http: httpx.Client, url: str) -> tuple[str, int | None]:
+    """The first model's id from `/v1/models` ("" where the list is empty) and its context length where
+    the server says (vLLM does); RemoteError when the answer is not an OpenAI model list."""
+    response = http.get(openai_path(url, "/models"))
+    response.raise_for_status()
+    try:
+        models = response.json().get("data") or []
+        model = str(models[0]["id"]) if models else ""
+        n_ctx = models[0].get("max_model_len") if models else None
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError):
+        raise RemoteError(f"{url}/v1/models did not answer an OpenAI model list") from None
+    return model, n_ctx if isinstance(n_ctx, int) and n_ctx > 0 else None
+
+
+def probe_llama_server(http: httpx.Client, url: str) -> int | None:
+    """Whether a llama.cpp server is up (`/health`, raising for an error status) and its context length
+    from `/props` (None from an older server)."""
+    http.get(url + "/health").raise_for_status()
+    try:
+        return int(http.get(url + "/props").json()["default_generation_settings"]["n_ctx"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return None
 
 
 class OpenAIBackend(RemoteBackend):
@@ -231,17 +300,9 @@ class OpenAIBackend(RemoteBackend):
         self.model = ""
 
     def probe(self, http: httpx.Client) -> None:
-        base = self.url if self.url.endswith("/v1") else self.url + "/v1"
-        response = http.get(base + "/models")
-        response.raise_for_status()
-        try:
-            models = response.json().get("data") or []
-            self.model = str(models[0]["id"]) if models else ""
-            n_ctx = models[0].get("max_model_len") if models else None  # vLLM says; others do not
-            if isinstance(n_ctx, int) and n_ctx > 0:
-                self.info = BackendInfo(self.info.name, self.url, self.info.family, n_ctx, 0, self.info.extra)
-        except (ValueError, KeyError, IndexError, AttributeError, TypeError):
-            raise RemoteError(f"{self.url}/v1/models did not answer an OpenAI model list") from None
+        self.model, n_ctx = probe_openai(http, self.url)
+        if n_ctx:
+            self.info = BackendInfo(self.info.name, self.url, self.info.family, n_ctx, 0, self.info.extra)
 
     def payload(self, request: TextRequest) -> tuple[str, dict[str, Any]]:
         body: dict[str, Any] = {"model": self.model, "max_tokens": request.max_new, "temperature": 0,
@@ -265,14 +326,9 @@ class LlamaServerBackend(RemoteBackend):
     kind = "llamacpp"
 
     def probe(self, http: httpx.Client) -> None:
-        response = http.get(self.url + "/health")
-        response.raise_for_status()
-        try:
-            props = http.get(self.url + "/props").json()
-            n_ctx = int(props["default_generation_settings"]["n_ctx"])
+        n_ctx = probe_llama_server(http, self.url)
+        if n_ctx:
             self.info = BackendInfo(self.info.name, self.url, "", n_ctx, 0, self.info.extra)
-        except (httpx.HTTPError, ValueError, KeyError, TypeError):
-            pass  # an older server: keep the assumed context
 
     def payload(self, request: TextRequest) -> tuple[str, dict[str, Any]]:
         above = request.prefix[: len(request.prefix) - len(request.cell_prefix)]

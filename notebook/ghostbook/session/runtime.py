@@ -25,6 +25,7 @@ from ghostbook.session.state import NotebookData
 if TYPE_CHECKING:
     from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
     from ghostbook.completion.service import CompletionService
+    from ghostbook.editing.service import EditService
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class NotebookSession:
         self._throttle = OutputThrottle(self._send_outputs)
         self.closed = False
         self._completion: CompletionService | None = None  # created at the first completion message
+        self._editing: EditService | None = None  # created at the first edit or settings message
         self._namespace: KernelNamespace | None = None
 
     # ---- lifecycle ------------------------------------------------------------------------------
@@ -87,6 +89,8 @@ class NotebookSession:
         self._throttle.cancel()
         if self._completion is not None:
             await self._completion.close()
+        if self._editing is not None:
+            await self._editing.close()
         await self.autosaver.flush()
         if self.kernel is not None:
             await self.kernel.shutdown()
@@ -106,6 +110,8 @@ class NotebookSession:
 
     def remove_client(self, client_id: str) -> None:
         self.clients.pop(client_id, None)
+        if self._editing is not None:
+            self._editing.cancel(client_id)  # its review is gone with it; the cell was never changed
 
     # ---- incoming -------------------------------------------------------------------------------
 
@@ -124,6 +130,10 @@ class NotebookSession:
             case (p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings()
                   | p.GetCatalogue() | p.CancelDownload()):
                 await self.completion.handle(client.id, message)
+                if isinstance(message, p.GetSettings | p.UpdateSettings):  # the edit model's setting and status
+                    await self.editing.handle(client.id, message)
+            case p.EditRequest() | p.EditCancel():
+                await self.editing.handle(client.id, message)
             case _:
                 edited = self.data.find(message.cell_id) if isinstance(message, p.SetSource) else None
                 before = edited.source if edited is not None else None
@@ -171,6 +181,17 @@ class NotebookSession:
             if self.data.kernel.status in ("idle", "busy"):
                 self._spawn(self._namespace.refresh())
         return self._completion
+
+    @property
+    def editing(self) -> EditService:
+        """The session's Edit with AI service (the edit model is shared server-wide); it reads the kernel's
+        namespace through the completion's provider."""
+        if self._editing is None:
+            from ghostbook.editing.service import EditService
+
+            _ = self.completion
+            self._editing = EditService(lambda: self.data.cells, self._send_to, self.broadcast, self._namespace)
+        return self._editing
 
     # ---- actions --------------------------------------------------------------------------------
 

@@ -1,0 +1,120 @@
+"""The edit model as the engine sees it: chat messages in, the answer's text streamed out.
+
+In process (llama.cpp, transformers): the model's own chat template (`models.chat_template`) and greedy
+with speculative edits (`decoding.edits`: the draft answer, i.e. the original cell, is checked many tokens
+per model call). On a server (`models.remote_chat`): its chat completions, with the draft as its
+`prediction` where the server takes one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import threading
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+from ghostbook.decoding.edits import EditSearch
+from ghostbook.models.backend import Backend
+from ghostbook.models.chat_template import chat_prompt_ids, has_chat_template
+from ghostbook.models.remote_chat import ChatServer
+
+Messages = list[dict[str, str]]
+
+
+NO_TEMPLATE = ("the edit model has no chat template (it is not a chat or instruct model): its rewrites are "
+               "unreliable")
+
+
+class EditModel(Protocol):
+    name: str
+    caveat: str | None  # what every proposal of this model should warn of
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def stream(self, messages: Messages, draft: str, cancel: threading.Event,
+               max_tokens: int) -> AsyncIterator[str]:
+        """The answer's text, piece by piece; stops soon after `cancel` is set or the iteration is closed."""
+
+    def stats(self) -> dict[str, Any]:
+        """The last answer's `calls` (model evaluations), `tokens` and whether it was `speculative`."""
+
+
+class InProcessModel:
+    """A loaded backend; `speculative`: the draft is checked in long runs (the same tokens as greedy)."""
+
+    def __init__(self, backend: Backend, speculative: bool = True) -> None:
+        self.backend = backend
+        self.name = backend.info.name
+        self.speculative = speculative
+        self._search: EditSearch | None = None
+        self.caveat: str | None = None if has_chat_template(backend) else NO_TEMPLATE
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.backend.tokenize(text))
+
+    async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
+                     max_tokens: int) -> AsyncIterator[str]:
+        opening = answer_opening(draft)  # the fence, written for the model: its answer is code from the start
+        prompt = chat_prompt_ids(self.backend, messages) + self.backend.tokenize(opening)
+        draft = draft[len(opening):]
+        room = self.backend.info.n_ctx - len(prompt) - 1
+        if room < 16:
+            raise RuntimeError(f"the prompt ({len(prompt)} tokens) leaves no room in the model's context "
+                               f"({self.backend.info.n_ctx} tokens)")
+        search = self._search = EditSearch(self.backend.tokenize(draft), min(max_tokens, room), self.speculative)
+        stop = threading.Event()  # the request's cancel, or the caller closing the stream
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        stream = self.backend.stream(prompt, search, stop)
+        try:
+            yield opening
+            async for token in stream:
+                if cancel.is_set():
+                    break
+                text = decoder.decode(token.piece)
+                if text:
+                    yield text
+        finally:
+            stop.set()
+            await stream.aclose()
+
+    def stats(self) -> dict[str, Any]:
+        search = self._search
+        if search is None:
+            return {}
+        return {"calls": search.calls, "tokens": search.tokens, "speculative": self.speculative}
+
+
+def answer_opening(draft: str) -> str:
+    """The draft answer's opening fence line (with its newline), or "" where it opens with none."""
+    first, newline, _ = draft.partition("\n")
+    return first + newline if newline and first.startswith("```") else ""
+
+
+class ServerModel:
+    """An openai: or llamacpp: server's chat completions."""
+
+    def __init__(self, server: ChatServer) -> None:
+        self.server = server
+        self.name = server.info.name
+        self.caveat: str | None = None
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 3 + 1  # the server's tokenizer is not at hand; code runs about 3 characters a token
+
+    async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
+                     max_tokens: int) -> AsyncIterator[str]:
+        async with contextlib.aclosing(self.server.stream_chat(messages, draft, cancel, max_tokens)) as stream:
+            async for text in stream:
+                yield text
+
+    def stats(self) -> dict[str, Any]:
+        stats = self.server.stats
+        return {"calls": 0, "tokens": stats.tokens, "speculative": stats.prediction_used}
+
+
+def edit_model(loaded: object, speculative: bool = True) -> EditModel:
+    """The engine's view of what the edit registry loaded."""
+    if isinstance(loaded, ChatServer):
+        return ServerModel(loaded)
+    return InProcessModel(loaded, speculative)  # type: ignore[arg-type]
