@@ -291,7 +291,8 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 bytes_total: int|null}   (downloading: bytes at least every 0.5 s; loading: 0..1)
 # catalogue     {type, ref, models: [CatalogueModel], free_ram_mb: float|null, models_dir}
 #                 CatalogueModel {spec, name, family, params, size_mb, ram_mb, licence, backends, source:
-#                 "builtin"|"hub"|"local", downloaded, gated, speed}
+#                 "builtin"|"hub"|"local", downloaded, gated, speed,
+#                 role: "fim"|"chat"|"both"}   (fim: completion models; chat: edit models; both: local files)
 # completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
 #                 cache_hits, server_p50_ms, server_p95_ms}}   (p50/p95: client-reported latencies when any,
 #                 else the server's request -> done; server_*: always the server's; null when no data)

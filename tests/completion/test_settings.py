@@ -43,3 +43,15 @@ def test_broken_file_gives_defaults_and_other_sections_survive(tmp_path: Path) -
     assert store.current.enabled is False
     store.update({"enabled": True})
     assert json.loads(path.read_text())["theme"] == "dark"
+
+
+def test_the_edit_model_is_a_setting_of_its_own() -> None:
+    settings = CompletionSettings()
+    assert settings.edit_model == ""  # none chosen
+    chosen = validate(settings, {"edit_model": " openai:http://127.0.0.1:8080 "})
+    assert chosen.edit_model == "openai:http://127.0.0.1:8080" and chosen.model == "default"
+    assert validate(chosen, {"edit_model": ""}).edit_model == ""
+    with pytest.raises(SettingsError, match="chat or instruct"):
+        validate(settings, {"edit_model": "default"})
+    with pytest.raises(SettingsError, match="unknown model form"):
+        validate(settings, {"edit_model": "ftp:x"})

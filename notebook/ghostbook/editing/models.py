@@ -29,6 +29,7 @@ NO_TEMPLATE = ("the edit model has no chat template (it is not a chat or instruc
 class EditModel(Protocol):
     name: str
     caveat: str | None  # what every proposal of this model should warn of
+    context: int  # the model's context length in tokens
 
     def count_tokens(self, text: str) -> int: ...
 
@@ -46,6 +47,7 @@ class InProcessModel:
     def __init__(self, backend: Backend, speculative: bool = True) -> None:
         self.backend = backend
         self.name = backend.info.name
+        self.context = backend.info.n_ctx
         self.speculative = speculative
         self._search: EditSearch | None = None
         self.caveat: str | None = None if has_chat_template(backend) else NO_TEMPLATE
@@ -97,6 +99,7 @@ class ServerModel:
     def __init__(self, server: ChatServer) -> None:
         self.server = server
         self.name = server.info.name
+        self.context = server.info.n_ctx
         self.caveat: str | None = None
 
     def count_tokens(self, text: str) -> int:

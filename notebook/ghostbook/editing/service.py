@@ -21,7 +21,7 @@ from ghostbook.completion.controls import Broadcast, Send
 from ghostbook.completion.settings import SettingsStore, shared_store
 from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposal
 from ghostbook.editing.errors_text import ErrorInfo
-from ghostbook.editing.models import edit_model
+from ghostbook.editing.models import EditModel, edit_model
 from ghostbook.models.backend import ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_edit_registry
 
@@ -119,7 +119,8 @@ class EditService:
     async def _run(self, client_id: str, message: p.EditRequest, inflight: _Inflight) -> None:
         try:
             request = self._request(message)
-            engine = EditEngine(await self._model(message))
+            model = await self._model(message)
+            engine = EditEngine(model, self._budget(model))
             last_sent = 0.0
             pending: Proposal | None = None
             async for proposal in engine.propose(request, inflight.cancel):
@@ -163,7 +164,7 @@ class EditService:
                            self._provider.namespace_lines() if self._provider is not None else [],
                            error, message.previous)
 
-    async def _model(self, message: p.EditRequest) -> Any:
+    async def _model(self, message: p.EditRequest) -> EditModel | None:
         """The edit engine's model, or None when none is chosen (the engine then says what to do);
         EditError when the chosen one cannot be loaded."""
         setting = self.store.current.edit_model
@@ -175,6 +176,12 @@ class EditService:
             status = self.registry.status
             raise EditError("model", f"The edit model is not ready: {status.message or status.state}")
         return edit_model(loaded, self.store.current.speculative)
+
+    def _budget(self, model: EditModel | None) -> int:
+        """Tokens of notebook around the cell: the completion's context setting, within half the model's
+        context (the rest is the cell, its rewrite and the instructions)."""
+        n_ctx = model.context if model is not None else 0
+        return min(self.store.current.context_tokens, n_ctx // 4) if n_ctx else self.store.current.context_tokens
 
     def _cell(self, cell_id: str) -> CellWithOutputs | None:
         return next((cell for cell in self._cells() if cell.id == cell_id), None)
