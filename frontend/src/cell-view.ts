@@ -4,6 +4,8 @@
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
 import { CellEditor } from "./editor";
+import { fixButton } from "./editing/fix-button";
+import { EditSession } from "./editing/session";
 import { icon } from "./icons";
 import { renderMarkdown } from "./markdown";
 import type { CellModel } from "./notebook-state";
@@ -43,6 +45,8 @@ export class CellView {
   private pendingOutputs: Output[] | null = null;
   private readonly attachments: Attachments;
   private stdinPending = false;
+  /** Edit with AI: the prompt under the cell and the review of a proposal (editing/). */
+  private readonly editing: EditSession;
   type: CellType;
   /** Markdown cells show their rendering instead of the editor while not being edited. */
   isRendered = false;
@@ -77,13 +81,15 @@ export class CellView {
       "div",
       { class: "cell-tools" },
       button(icon("run"), "run-cell", "Run cell (Ctrl+Enter)", () => host.run(id, "stay"), "icon-button"),
+      button(icon("spark"), "edit-ai-button", "Edit with AI (Ctrl+K)", () => this.editing.open(), "icon-button edit-ai-button"),
       button(icon("up"), "move-cell-up", "Move cell up", () => host.moveCell(id, -1), "icon-button"),
       button(icon("down"), "move-cell-down", "Move cell down", () => host.moveCell(id, 1), "icon-button"),
       this.typeSelect,
       button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1, "code", "edit"), "icon-button"),
       button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
-    const main = el("div", { class: "cell-main" }, tools, sourceBar, this.editorHost, this.rendered, panelHost, outputsBar, this.outputArea);
+    const editArea = el("div", { class: "cell-edit-ai" });
+    const main = el("div", { class: "cell-main" }, tools, sourceBar, this.editorHost, editArea, this.rendered, panelHost, outputsBar, this.outputArea);
     this.element = el(
       "div",
       { class: "cell", testid: "cell", "data-cell-id": id },
@@ -96,6 +102,11 @@ export class CellView {
       if (!this.editorHost.contains(event.target as Node)) host.select(id, "command");
     });
     this.rendered.addEventListener("dblclick", () => host.select(id, "edit"));
+    // Ctrl+K on the selected cell in command mode (in the editor its keymap has it).
+    this.element.addEventListener("keydown", (event) => {
+      if (event.target !== this.element || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
+      if (event.key.toLowerCase() === "k" && this.editing.open()) event.preventDefault();
+    });
 
     this.editor = new CellEditor(
       this.editorHost,
@@ -109,11 +120,23 @@ export class CellView {
         toCommandMode: () => host.select(id, "command"),
       },
       {
-        onChange: (source, cursor) => host.sourceChanged(id, source, cursor),
+        onChange: (source, cursor) => {
+          this.editing.localEdit(source);
+          host.sourceChanged(id, source, cursor);
+        },
         onFocus: () => host.select(id, "edit"),
         keys: this.editorKeys(),
       },
     );
+    this.editing = new EditSession({
+      cellId: id,
+      connection: host.connection,
+      editor: this.editor,
+      cell: this.element,
+      isCode: () => this.type === "code",
+      focusCell: () => host.select(id, "edit"),
+    });
+    editArea.append(this.editing.element);
     this.setType(model.type);
     this.setState(model.state, model.executionCount);
     this.setOutputs(model.outputs, true);
@@ -130,6 +153,7 @@ export class CellView {
       { key: "Ctrl-Enter", run: run("stay") },
       { key: "Mod-Enter", run: run("stay") },
       { key: "Alt-Enter", run: run("insert") },
+      { key: "Mod-k", run: () => this.editing.open(), preventDefault: true },
       {
         key: "ArrowUp",
         run: () => this.editor.caretOnEdgeLine("first") && this.host.editNeighbour(this.id, -1),
@@ -162,6 +186,7 @@ export class CellView {
     this.element.dataset.cellType = type;
     this.typeSelect.value = type;
     if (changed) this.editor.setType(type);
+    if (changed && type !== "code") this.editing.reset();
     if (type !== "markdown") this.showEditor();
   }
 
@@ -195,7 +220,9 @@ export class CellView {
   }
 
   private drawOutputs(outputs: Output[]): void {
-    renderOutputs(this.outputList, outputs);
+    // A code cell's traceback gets a Fix button (Edit with AI with "fix this error").
+    const errorAction = this.type === "code" ? (output: Output) => fixButton(output, () => this.editing.fix()) : undefined;
+    renderOutputs(this.outputList, outputs, { errorAction });
     this.updateOutputVisibility();
   }
 
@@ -206,6 +233,7 @@ export class CellView {
   }
 
   setRemoteSource(source: string): void {
+    this.editing.remoteSource(source);
     this.editor.setRemoteSource(source);
     if (this.type === "markdown" && this.isRendered) this.renderMarkdown();
   }
@@ -219,6 +247,10 @@ export class CellView {
   edit(at?: "start" | "end"): void {
     this.element.classList.remove("source-hidden");
     this.showEditor();
+    if (this.editing.reviewing) {
+      this.editing.focus(); // the review stands in for the editor until Accept or Reject
+      return;
+    }
     if (at || !this.editor.hasFocus()) this.editor.focus(at);
   }
 
@@ -272,6 +304,7 @@ export class CellView {
   }
 
   destroy(): void {
+    this.editing.dispose();
     this.editor.destroy();
     this.element.remove();
   }

@@ -188,14 +188,21 @@ export function renderOutput(output: Output): HTMLElement | null {
   }
 }
 
+export interface OutputExtras {
+  /** Something to show after an error output (a code cell's Fix button), or nothing. */
+  errorAction?: (output: Output) => HTMLElement | null;
+}
+
 /** Replace the contents of `area` with `outputs`. */
-export function renderOutputs(area: HTMLElement, outputs: Output[]): void {
+export function renderOutputs(area: HTMLElement, outputs: Output[], extras: OutputExtras = {}): void {
   const fragment = document.createDocumentFragment();
   for (const output of outputs) {
     const element = renderOutput(output);
     if (element) {
       element.classList.add("output");
       fragment.appendChild(element);
+      const action = output.output_type === "error" ? extras.errorAction?.(output) : null;
+      if (action) fragment.appendChild(action);
     }
   }
   area.replaceChildren(fragment);

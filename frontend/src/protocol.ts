@@ -120,6 +120,23 @@ export interface GetCatalogue extends Base {
 export interface CancelDownload extends Base {
   type: "cancel_download";
 }
+/** Ask the edit model to rewrite the cell, or the whole lines of `selection` (code points), as
+ * `instruction` says (1..4000 characters); `fix`: fix the cell's error output. `previous`: the proposal a
+ * follow-up refines (null for a fresh request or a Retry). A newer request from the tab cancels the older. */
+export interface EditRequest extends Base {
+  type: "edit_request";
+  ref: string;
+  cell_id: string;
+  instruction: string;
+  selection: [number, number] | null;
+  trigger: "edit" | "fix";
+  previous: string | null;
+}
+/** Stop the edit `ref` (rejected, the cell edited, the prompt closed). */
+export interface EditCancel extends Base {
+  type: "edit_cancel";
+  ref: string;
+}
 export interface Ping extends Base {
   type: "ping";
 }
@@ -148,6 +165,8 @@ export type ClientMessage =
   | UpdateSettings
   | GetCatalogue
   | CancelDownload
+  | EditRequest
+  | EditCancel
   | Ping;
 
 // ---- server -> client ----------------------------------------------------------------------
@@ -326,6 +345,8 @@ export interface CompletionSettings {
   notebook_candidates: boolean;
   /** transformers models: a draft model's folder for speculative greedy ("" : prompt lookup). */
   draft_model: string;
+  /** Edit with AI: a chat or instruct model spec ("" : none chosen). */
+  edit_model: string;
 }
 export interface ModelStatus {
   state: "off" | "downloading" | "loading" | "ready" | "error";
@@ -351,6 +372,9 @@ export interface CatalogueModel {
   downloaded: boolean;
   gated: boolean;
   speed: string;
+  /** "fim": completes code (listed for the completion model); "chat": an instruct model (listed for
+   * the edit model); "both": a local file, listed under both (the user knows what it is). */
+  role: "fim" | "chat" | "both";
 }
 export interface CatalogueMessage {
   type: "catalogue";
@@ -364,10 +388,40 @@ export interface SettingsMessage {
   ref: string | null;
   settings: CompletionSettings;
   model: ModelStatus;
+  /** The edit model's status (also sent as `edit_model_status`). */
+  edit_model_status?: ModelStatus;
 }
 export interface ModelStatusEvent {
   type: "model_status";
   model: ModelStatus;
+}
+/** The edit model's status: after each `settings` reply, and whenever it changes. */
+export interface EditModelStatusEvent {
+  type: "edit_model_status";
+  model: ModelStatus;
+}
+/** Streamed to the requesting tab only: `text` is the whole replacement of the cell's `range` (code
+ * points; whole lines) so far; the last has done. Nothing in the document changes until Accept. */
+export interface EditProposal {
+  type: "edit_proposal";
+  ref: string;
+  cell_id: string;
+  range: [number, number];
+  text: string;
+  done: boolean;
+  source: "model" | "rules";
+  /** e.g. the proposal does not parse as Python: shown, never applied silently. */
+  warning: string | null;
+  /** rules: what the offline fix does. */
+  description: string | null;
+  stats: { calls: number; tokens: number; ms: number; speculative?: boolean } | null;
+}
+export type EditErrorReason = "no_model" | "empty" | "no_code" | "model" | "cell_gone" | "no_fix";
+export interface EditError {
+  type: "edit_error";
+  ref: string;
+  message: string;
+  reason: EditErrorReason;
 }
 export interface CompletionStats {
   type: "completion_stats";
@@ -420,6 +474,9 @@ export type ServerMessage =
   | SettingsMessage
   | ModelStatusEvent
   | CatalogueMessage
+  | EditModelStatusEvent
+  | EditProposal
+  | EditError
   | CompletionStats
   | Pong
   | ErrorMessage

@@ -3,7 +3,9 @@
 // hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO, openai:URL, llamacpp:URL) with the remote servers' API key and
 // FIM form, the model catalogue (`get_catalogue`; "Use" writes its spec), the model's status with a
 // progress bar and a cancel button while it downloads, and the live stats. Settings persist on the
-// server per user (`get_settings` / `update_settings`).
+// server per user (`get_settings` / `update_settings`). The edit model (Edit with AI, Ctrl+K) sits
+// next to the completion model, with its own status and the catalogue's chat models;
+// `openEditModelSettings` opens the panel there (Ctrl+K with none chosen).
 
 import "./ghost-text/ghost-text.css";
 import type { Connection } from "./connection";
@@ -12,7 +14,7 @@ import { bytesText, modelStatusText, statsText } from "./ghost-text/labels";
 import { type CompletionStore, storeFor } from "./ghost-text/store";
 import { icon } from "./icons";
 import { askBeforeRestart, registerToolbarItem, setAskBeforeRestart } from "./kernel-bar";
-import type { CatalogueMessage, CatalogueModel, CompletionSettings } from "./protocol";
+import type { CatalogueMessage, CatalogueModel, CompletionSettings, ModelStatus } from "./protocol";
 
 const REMOTE_FIM = ["suffix", "ghostbook", "starcoder", "santacoder", "qwen2.5-coder", "codegemma", "deepseek-coder",
   "codellama", "codegen2"];
@@ -78,6 +80,15 @@ class SettingsPanel {
     placeholder: "/path/small-model-folder (optional)",
     spellcheck: "false",
   });
+  private readonly editModel = el("input", {
+    type: "text",
+    testid: "edit-model-input",
+    placeholder: "none: a catalogue instruct model, /path/model.gguf, openai:URL, llamacpp:URL",
+    spellcheck: "false",
+  });
+  private readonly editModelStatus = el("div", { class: "model-status edit-model-status", testid: "edit-model-status", role: "status" });
+  private readonly editModelNote = el("div", { class: "edit-model-note", testid: "edit-model-note", role: "alert" });
+  private editStatus: ModelStatus | null = null;
   private readonly askRestart = el("input", { type: "checkbox", testid: "setting-ask-restart" });
   private readonly progress = el("progress", { class: "model-progress", testid: "model-progress", max: "1" });
   private readonly cancel = button("Cancel download", "cancel-download", "Stop the download", () =>
@@ -103,6 +114,13 @@ class SettingsPanel {
       field("Read check", this.readCheck, "rank the beam's lines by reading them with the lines below (slower, better)"),
       field("Search time (ms)", this.searchMs, "the beam's time per line, the prompt's reading included; then the best so far (0: no limit)"),
       field("Model", this.model, "built in, a local file, a hub model (hf:) or a server (openai:, llamacpp:)"),
+      el(
+        "div",
+        { class: "edit-model-group" },
+        this.editModelNote,
+        field("Edit model", this.editModel, "Edit with AI (Ctrl+K): a chat or instruct model; empty: none (Fix still offers the offline fixes)"),
+        this.editModelStatus,
+      ),
       field("Server API key", this.apiKey, "openai:/llamacpp: servers; kept on the server, never in a notebook"),
       field("Server FIM form", this.remoteFim, "openai: servers: how the prompt carries the code after the cursor"),
       field("Device", this.device, "transformers models: where they run"),
@@ -150,10 +168,13 @@ class SettingsPanel {
     });
     this.panel.hidden = true;
     this.error.hidden = true;
+    this.editModelNote.hidden = true;
     document.body.appendChild(this.panel);
     let lastState = "";
     store.connection.addListener((message) => {
       if (message.type === "catalogue" && message.ref === this.catalogueRef) this.renderCatalogue(message);
+      if (message.type === "edit_model_status") this.setEditStatus(message.model);
+      if (message.type === "settings" && message.edit_model_status) this.setEditStatus(message.edit_model_status);
       if (message.type === "model_status" && message.model.state !== lastState) {
         lastState = message.model.state;
         if (lastState === "ready" && !this.panel.hidden) this.askCatalogue(); // now downloaded
@@ -169,12 +190,27 @@ class SettingsPanel {
   }
 
   show(): void {
+    this.editModelNote.hidden = true;
     this.dirty = false;
     this.fill(this.store.settings);
     this.askRestart.checked = askBeforeRestart();
     this.panel.hidden = false;
     this.store.refresh();
     this.askCatalogue();
+  }
+
+  /** Open at the edit model field, with `message` saying why (Ctrl+K with no edit model chosen). */
+  showEditModel(message: string): void {
+    if (this.panel.hidden) this.show();
+    this.editModelNote.textContent = message;
+    this.editModelNote.hidden = false;
+    this.editModel.scrollIntoView({ block: "center" });
+    this.editModel.focus();
+  }
+
+  private setEditStatus(model: ModelStatus): void {
+    this.editStatus = model;
+    this.render();
   }
 
   private askCatalogue(): void {
@@ -185,7 +221,8 @@ class SettingsPanel {
   private renderCatalogue(message: CatalogueMessage): void {
     const free = message.free_ram_mb;
     const current = this.store.settings.model;
-    const row = (model: CatalogueModel): HTMLElement => {
+    const currentEdit = this.store.settings.edit_model ?? "";
+    const row = (model: CatalogueModel, chat: boolean): HTMLElement => {
       const tooBig = free !== null && model.ram_mb > free;
       const facts = [
         model.family === "auto" ? "family from its vocabulary" : model.family,
@@ -199,19 +236,32 @@ class SettingsPanel {
       const badge = model.downloaded
         ? el("span", { class: "catalogue-badge downloaded", testid: "catalogue-downloaded" }, "downloaded")
         : el("span", { class: "catalogue-badge" }, "download");
-      const use = button("Use", "catalogue-use", `Use ${model.name}`, () => {
-        this.model.value = model.spec;
-        this.save();
-      });
+      const use = chat
+        ? button("Use for editing", "catalogue-use-edit", `Use ${model.name} as the edit model`, () => {
+          this.editModel.value = model.spec;
+          this.save();
+        })
+        : button("Use", "catalogue-use", `Use ${model.name}`, () => {
+          this.model.value = model.spec;
+          this.save();
+        });
       return el(
         "div",
         {
-          class: `catalogue-row${model.spec === current ? " current" : ""}`,
-          testid: "catalogue-row",
-          "data-spec": model.spec,
+          class: `catalogue-row${(chat ? model.spec === currentEdit : model.spec === current) ? " current" : ""}`,
+          // the edit model's list has its own names: a local model ("both") is in both lists
+          testid: chat ? "edit-catalogue-row" : "catalogue-row",
+          [chat ? "data-edit-spec" : "data-spec"]: model.spec,
           title: model.spec,
         },
-        el("div", { class: "catalogue-name" }, model.name, badge, ...(model.gated ? [el("span", { class: "catalogue-badge" }, "HF_TOKEN")] : [])),
+        el(
+          "div",
+          { class: "catalogue-name" },
+          model.name,
+          badge,
+          ...(chat ? [el("span", { class: "catalogue-badge edit" }, "edit model")] : []),
+          ...(model.gated ? [el("span", { class: "catalogue-badge" }, "HF_TOKEN")] : []),
+        ),
         use,
         el("div", { class: "catalogue-facts" }, facts.join(" · ")),
         ...(tooBig
@@ -219,8 +269,14 @@ class SettingsPanel {
           : []),
       );
     };
+    // A line's role says which setting it serves; older servers send none (completion models).
+    const completion = message.models.filter((model) => model.role !== "chat");
+    const editing = message.models.filter((model) => model.role === "chat" || model.role === "both");
     this.catalogue.replaceChildren(
-      ...message.models.map(row),
+      ...completion.map((model) => row(model, false)),
+      ...(editing.length
+        ? [el("h4", { class: "catalogue-heading", testid: "edit-catalogue" }, "Edit models (chat / instruct)"), ...editing.map((model) => row(model, true))]
+        : []),
       el(
         "div",
         { class: "settings-hint" },
@@ -249,6 +305,7 @@ class SettingsPanel {
     this.speculative.checked = settings.speculative ?? true;
     this.notebookCandidates.checked = settings.notebook_candidates ?? true;
     this.draftModel.value = settings.draft_model ?? "";
+    this.editModel.value = settings.edit_model ?? "";
   }
 
   private save(): void {
@@ -270,6 +327,7 @@ class SettingsPanel {
       speculative: this.speculative.checked,
       notebook_candidates: this.notebookCandidates.checked,
       draft_model: this.draftModel.value.trim(),
+      edit_model: this.editModel.value.trim(),
     });
   }
 
@@ -283,6 +341,8 @@ class SettingsPanel {
     if (model?.progress !== null && model?.progress !== undefined) this.progress.value = model.progress;
     this.progress.dataset.state = model?.state ?? "unknown";
     this.cancel.hidden = model?.state !== "downloading";
+    this.editModelStatus.textContent = `Edit model: ${editModelText(this.editStatus)}`;
+    this.editModelStatus.dataset.state = this.editStatus?.state ?? "unknown";
     this.error.textContent = this.store.settingsError ?? "";
     this.error.hidden = !this.store.settingsError;
     const stats = this.store.stats;
@@ -300,13 +360,32 @@ class SettingsPanel {
   }
 }
 
+/** The edit model's state in words: none chosen, downloading, loading, ready or the error. */
+export function editModelText(model: ModelStatus | null): string {
+  if (!model) return "unknown";
+  if (model.state === "off") return "none chosen";
+  return modelStatusText(model);
+}
+
+const panels = new WeakMap<Connection, SettingsPanel>();
+
+function panelFor(connection: Connection): SettingsPanel {
+  let panel = panels.get(connection);
+  if (!panel) {
+    panel = new SettingsPanel(storeFor(connection));
+    panels.set(connection, panel);
+  }
+  return panel;
+}
+
+/** Open the settings at the edit model field with `message` as the reason. */
+export function openEditModelSettings(connection: Connection, message: string): void {
+  panelFor(connection).showEditModel(message);
+}
+
 function settingsButton(connection: Connection): HTMLElement {
-  let panel: SettingsPanel | null = null;
   const store = storeFor(connection);
-  const open = button(icon("ghost", 16), "open-settings", "Completion settings", () => {
-    panel ??= new SettingsPanel(store);
-    panel.toggle();
-  }, "icon-button");
+  const open = button(icon("ghost", 16), "open-settings", "Completion settings", () => panelFor(connection).toggle(), "icon-button");
   // The toolbar shows the model's state at a glance (dot colour, tooltip).
   const sync = () => {
     open.dataset.modelState = store.model?.state ?? "unknown";

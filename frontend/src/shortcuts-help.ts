@@ -16,6 +16,8 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Edit", keys: "Ctrl+↓", action: "Accept the next line of the ghost text" },
   { mode: "Edit", keys: "Ctrl+Space", action: "Ask for ghost text now (no debounce, no skip rules)" },
   { mode: "Edit", keys: "Ctrl+Z / Ctrl+Shift+Z", action: "Undo / redo in the cell" },
+  { mode: "Any", keys: "Ctrl+K", action: "Edit with AI: say what to change in the cell (or the selected lines)" },
+  { mode: "Review", keys: "Ctrl+Enter / Esc", action: "Accept / reject the proposed edit (each block: Keep / Drop)" },
   { mode: "Command", keys: "Enter", action: "Edit the selected cell" },
   { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below" },
   { mode: "Command", keys: "a / b", action: "Insert a cell above / below" },

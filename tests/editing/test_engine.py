@@ -78,8 +78,10 @@ def test_without_a_model_or_an_error_the_engine_says_what_is_missing() -> None:
 
 
 def test_the_answer_streams_into_the_range_and_prose_is_left_out() -> None:
-    model = ScriptedAnswer(["Sure! Here", " it is:\n```python\nimport math\n\nradii = [1, 2, 3]\n",
-                            "areas = [math.pi * r ** 2 for r in radii]\nprint(areas)\n", "```\nThis uses a comprehension."])
+    model = ScriptedAnswer(["Sure! Here",
+                            " it is:\n```python\nimport math\n\nradii = [1, 2, 3]\n",
+                            "areas = [math.pi * r ** 2 for r in radii]\nprint(areas)\n",
+                            "```\nThis uses a comprehension."])
     proposals = _run(EditEngine(model), _request(instruction="use a list comprehension"))
     assert [p.done for p in proposals] == [False, False, True]
     assert proposals[-1].text == ("import math\n\nradii = [1, 2, 3]\nareas = [math.pi * r ** 2 for r in radii]\n"

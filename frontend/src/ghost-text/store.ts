@@ -23,6 +23,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   speculative: true,
   notebook_candidates: true,
   draft_model: "",
+  edit_model: "",
 };
 
 let refCounter = 0;

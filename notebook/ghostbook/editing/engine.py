@@ -110,6 +110,7 @@ class EditEngine:
                                cancel: threading.Event) -> AsyncIterator[Proposal]:
         assert self.model is not None
         original = request.source[span[0]:span[1]]
+        around = (request.source[:span[0]], request.source[span[1]:])  # the parse check reads the whole cell
         context = prompt.EditContext(cells=list(request.cells), index=request.index, selection=request.selection,
                                      instruction=instruction, namespace_lines=list(request.namespace),
                                      error=request.error.text() if request.error is not None else None,
@@ -123,13 +124,13 @@ class EditEngine:
             answer += delta
             if block_closed(answer):
                 break  # the answer's code is whole: what follows is prose
-            partial = render.render(answer, original, final=False)
+            partial = render.render(answer, original, final=False, around=around)
             if partial.found and partial.text != shown:
                 shown = partial.text
                 yield Proposal(span, _keep_newline(shown, original), False, "model", answer=answer)
         if cancel.is_set():
             return
-        final = render.render(answer, original, final=True)
+        final = render.render(answer, original, final=True, around=around)
         if not final.found:
             raise EditError("no_code", "The model answered without code: " + _gist(answer))
         stats = self.model.stats()
