@@ -143,3 +143,31 @@ def test_a_model_edit_streams_proposals_and_leaves_the_cell_alone(server: Runnin
         await other.close()
 
     asyncio.run(scenario())
+
+
+def test_fix_asks_the_kernel_what_its_objects_have(server: RunningServer) -> None:
+    path = _notebook(server, "attrs.ipynb")
+
+    async def scenario() -> None:
+        client = await NotebookClient.connect(server, path)
+        first = (await client.expect("snapshot"))["notebook"]["cells"][0]["id"]
+        await client.send({"type": "set_source", "cell_id": first, "source": (
+            "import pandas as pd\nclass Model:\n    def predict(self, x):\n        return x\n\nm = Model()\n"
+            "df = pd.DataFrame({'total': [1, 2], 'price': [3, 4]})")})
+        await client.send({"type": "insert_cell", "index": 1, "cell_id": "second", "source": "m.predcit(1)"})
+        await client.send({"type": "insert_cell", "index": 2, "cell_id": "third", "source": "df['totl'].sum()"})
+        for cell in (first, "second", "third"):  # one at a time: an error stops the queue
+            await client.send({"type": "execute_cells", "cell_ids": [cell]})
+            await client.wait_idle(cell, timeout=60)
+
+        await client.send({"type": "edit_request", "ref": "f1", "cell_id": "second", "instruction": "",
+                           "trigger": "fix"})
+        proposal = await client.expect("edit_proposal", ref="f1")
+        assert proposal["source"] == "rules" and proposal["text"] == "m.predict(1)"  # from the kernel's dir(m)
+        await client.send({"type": "edit_request", "ref": "f2", "cell_id": "third", "instruction": "",
+                           "trigger": "fix"})
+        proposal = await client.expect("edit_proposal", ref="f2")
+        assert proposal["source"] == "rules" and proposal["text"] == "df['total'].sum()"  # from df's columns
+        await client.close()
+
+    asyncio.run(scenario())

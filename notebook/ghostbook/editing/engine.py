@@ -6,9 +6,10 @@ answer is streamed and rendered (`render`) into the new text of the cell's targe
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,6 +43,7 @@ class EditRequest:
     namespace: Sequence[str] = ()
     error: ErrorInfo | None = None
     previous: str | None = None
+    attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # the kernel's dir() of names
 
     @property
     def source(self) -> str:
@@ -83,7 +85,9 @@ class EditEngine:
 
     def __init__(self, model: EditModel | None, budget: int = 1536) -> None:
         self.model = model
-        self.budget = budget  # tokens of notebook context around the cell
+        # tokens of notebook context around the cell, within a quarter of the model's context (the rest is
+        # the cell, its rewrite and the instructions)
+        self.budget = min(budget, model.context // 4) if model is not None and model.context else budget
 
     async def propose(self, request: EditRequest, cancel: threading.Event) -> AsyncIterator[Proposal]:
         """Stream proposals; the last has done=True. Raises EditError when there is nothing to propose."""
@@ -145,6 +149,8 @@ def rule_fix(request: EditRequest) -> fixes.Fix | None:
     if request.error is None:
         return None
     facts = fixes.NamespaceFacts.from_lines(request.namespace)
+    if request.attributes:
+        facts = dataclasses.replace(facts, attributes={**facts.attributes, **request.attributes})
     cells = [cell.source for cell in request.cells if cell.cell_type == "code"]
     return fixes.propose_fix(request.source, request.error, cells, facts)
 

@@ -8,7 +8,9 @@ on Accept. A newer request from a tab cancels its older one, and so does its dis
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -18,9 +20,12 @@ from typing import Any, Protocol
 from ghostbook import protocol as p
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Broadcast, Send
+from ghostbook.completion.namespace_provider import SilentRunner
 from ghostbook.completion.settings import SettingsStore, shared_store
 from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposal
 from ghostbook.editing.errors_text import ErrorInfo
+from ghostbook.editing.fixes import NamespaceFacts, attribute_owners
+from ghostbook.editing.kernel_attributes import kernel_attributes
 from ghostbook.editing.models import EditModel, edit_model
 from ghostbook.models.backend import ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_edit_registry
@@ -49,8 +54,9 @@ class _Inflight:
 class EditService:
     def __init__(self, cells: Callable[[], Sequence[CellWithOutputs]], send: Send, broadcast: Broadcast,
                  provider: ContextProvider | None = None, registry: ModelRegistry | None = None,
-                 store: SettingsStore | None = None) -> None:
+                 store: SettingsStore | None = None, kernel: Callable[[], SilentRunner | None] = lambda: None) -> None:
         self._cells = cells
+        self._kernel = kernel  # asked for the attributes of the objects an AttributeError names
         self._send = send
         self._broadcast = broadcast
         self._provider = provider
@@ -118,9 +124,9 @@ class EditService:
 
     async def _run(self, client_id: str, message: p.EditRequest, inflight: _Inflight) -> None:
         try:
-            request = self._request(message)
+            request = await self._with_attributes(self._request(message))
             model = await self._model(message)
-            engine = EditEngine(model, self._budget(model))
+            engine = EditEngine(model, self.store.current.context_tokens)
             last_sent = 0.0
             pending: Proposal | None = None
             async for proposal in engine.propose(request, inflight.cancel):
@@ -164,6 +170,17 @@ class EditService:
                            self._provider.namespace_lines() if self._provider is not None else [],
                            error, message.previous)
 
+    async def _with_attributes(self, request: EditRequest) -> EditRequest:
+        """For an AttributeError: what the kernel's objects of that type have (the misspelt-attribute fix)."""
+        runner = self._kernel()
+        if request.error is None or runner is None:
+            return request
+        owners = attribute_owners(request.error, NamespaceFacts.from_lines(request.namespace))
+        owners += [name for name in _owners_in_source(request.source, request.error) if name not in owners]
+        if not owners:
+            return request
+        return dataclasses.replace(request, attributes=await kernel_attributes(runner, owners))
+
     async def _model(self, message: p.EditRequest) -> EditModel | None:
         """The edit engine's model, or None when none is chosen (the engine then says what to do);
         EditError when the chosen one cannot be loaded."""
@@ -176,12 +193,6 @@ class EditService:
             status = self.registry.status
             raise EditError("model", f"The edit model is not ready: {status.message or status.state}")
         return edit_model(loaded, self.store.current.speculative)
-
-    def _budget(self, model: EditModel | None) -> int:
-        """Tokens of notebook around the cell: the completion's context setting, within half the model's
-        context (the rest is the cell, its rewrite and the instructions)."""
-        n_ctx = model.context if model is not None else 0
-        return min(self.store.current.context_tokens, n_ctx // 4) if n_ctx else self.store.current.context_tokens
 
     def _cell(self, cell_id: str) -> CellWithOutputs | None:
         return next((cell for cell in self._cells() if cell.id == cell_id), None)
@@ -202,6 +213,15 @@ class EditService:
 
     def _on_status(self, status: ModelStatus) -> None:
         self._broadcast(self.status_message())
+
+
+def _owners_in_source(source: str, error: ErrorInfo) -> list[str]:
+    """The names the cell writes just before the missing attribute (`m.predcit` → m): the kernel's
+    namespace summary may not have caught up with the run that failed."""
+    missing = re.search(r"has no attribute '(\w+)'", error.evalue) if error.ename == "AttributeError" else None
+    if missing is None:
+        return []
+    return list(dict.fromkeys(re.findall(rf"\b([A-Za-z_]\w*)\.{missing.group(1)}\b", source)))
 
 
 def error_info(outputs: list[dict[str, Any]]) -> ErrorInfo | None:

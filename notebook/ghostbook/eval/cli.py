@@ -1,4 +1,5 @@
 """`ghostbook eval MODEL [MODEL...]`: HumanEval infilling (single/multi-line) and held-out exact match.
+`ghostbook eval edits --model SPEC`: the edit benchmark (`eval/edits`).
 
 MODEL is a `.gguf` file (llama.cpp) or an HF folder (transformers); `default` is the shipped model.
 Decoding is the editor's: the first line by a beam (`--beam`, 1 for greedy), the rest greedy.
@@ -67,6 +68,11 @@ def _fmt(v: object) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["edits"]:  # `ghostbook eval edits`: the edit benchmark (eval/edits)
+        from ghostbook.eval.edits.cli import main as edits
+
+        return edits(argv[1:])
     ap = argparse.ArgumentParser(prog="ghostbook eval", description=__doc__)
     ap.add_argument("models", nargs="*", default=["default"])
     ap.add_argument("--tasks", nargs="+", default=["single", "multi"],

@@ -23,6 +23,7 @@ class SessionManager:
         self._kernel_factory = kernel_factory
         self._default_kernel = default_kernel
         self.sessions: dict[str, NotebookSession] = {}
+        self._moves: list[tuple[str, str]] = []  # (old, new) renames, oldest first, for tabs that come back
         self._lock = asyncio.Lock()
 
     async def open(self, path: str) -> NotebookSession:
@@ -35,6 +36,8 @@ class SessionManager:
             file_path = self.contents.resolve(path)
             key = self.contents.relative(file_path)
             session = self.sessions.get(key)
+            if session is None and not file_path.exists():
+                session = self.sessions.get(self._moved(key))  # a tab that reconnects after a rename
             if session is not None and not session.closed:
                 return session
             if file_path.suffix != ".ipynb" or not file_path.is_file():
@@ -47,14 +50,21 @@ class SessionManager:
             return session
 
     def renamed(self, old: str, new: str) -> None:
-        """Follow a rename (of a notebook or a folder) so open sessions save to the new place."""
+        """Follow a rename (of a notebook or a folder): open sessions save to the new place and tell
+        their tabs the new path."""
         for key in list(self.sessions):
-            if key == old or key.startswith(old.rstrip("/") + "/"):
+            moved = _follow(key, old, new)
+            if moved != key:
                 session = self.sessions.pop(key)
-                new_key = new + key[len(old):]
-                session.data.path = new_key
-                session.file_path = session.autosaver.path = self.contents.resolve(new_key)
-                self.sessions[new_key] = session
+                session.moved(moved, self.contents.resolve(moved))
+                self.sessions[moved] = session
+        self._moves = [*self._moves[-(MAX_MOVES - 1):], (old, new)]
+
+    def _moved(self, key: str) -> str:
+        """Where the notebook once at `key` is now, after the renames since."""
+        for old, new in self._moves:
+            key = _follow(key, old, new)
+        return key
 
     async def deleted(self, path: str) -> None:
         """Close the sessions of a deleted notebook or folder without saving them again."""
@@ -70,3 +80,14 @@ class SessionManager:
 
     def default_path(self) -> Path:
         return self.contents.root
+
+
+MAX_MOVES = 100
+
+
+def _follow(key: str, old: str, new: str) -> str:
+    """`key` after renaming `old` to `new` (`old` is the notebook itself or a folder above it)."""
+    if key == old:
+        return new
+    prefix = old.rstrip("/") + "/"
+    return new.rstrip("/") + "/" + key[len(prefix):] if key.startswith(prefix) else key

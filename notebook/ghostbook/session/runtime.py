@@ -98,9 +98,15 @@ class NotebookSession:
             task.cancel()
 
     def discard(self) -> None:
-        """The file is gone (deleted): stop saving and tell the tabs."""
+        """The file is gone (deleted): stop saving and tell the tabs (they keep the text for copying)."""
         self.autosaver.disable()
-        self.broadcast(p.event("fatal", message=f"{self.data.path} was deleted"))
+        self.broadcast(p.event("notebook_deleted", path=self.data.path))
+
+    def moved(self, path: str, file_path: Path) -> None:
+        """The notebook was renamed or moved to `path`: save there, and let every tab follow."""
+        self.data.path = path
+        self.file_path = self.autosaver.path = file_path
+        self.broadcast(p.event("notebook_renamed", path=path))
 
     def add_client(self, client: Client, kernelspecs: list[dict[str, Any]]) -> None:
         self.clients[client.id] = client
@@ -174,13 +180,15 @@ class NotebookSession:
             from ghostbook.completion.namespace_provider import KernelNamespace
             from ghostbook.completion.service import CompletionService
 
-            self._namespace = KernelNamespace(
-                lambda: cast("SilentRunner | None", self.kernel if hasattr(self.kernel, "run_silent") else None))
+            self._namespace = KernelNamespace(self._silent_runner)
             self._completion = CompletionService(lambda: self.data.cells, self._send_to, self.broadcast,
                                                  self._namespace)
             if self.data.kernel.status in ("idle", "busy"):
                 self._spawn(self._namespace.refresh())
         return self._completion
+
+    def _silent_runner(self) -> SilentRunner | None:
+        return cast("SilentRunner | None", self.kernel if hasattr(self.kernel, "run_silent") else None)
 
     @property
     def editing(self) -> EditService:
@@ -190,7 +198,8 @@ class NotebookSession:
             from ghostbook.editing.service import EditService
 
             _ = self.completion
-            self._editing = EditService(lambda: self.data.cells, self._send_to, self.broadcast, self._namespace)
+            self._editing = EditService(lambda: self.data.cells, self._send_to, self.broadcast, self._namespace,
+                                        kernel=self._silent_runner)
         return self._editing
 
     # ---- actions --------------------------------------------------------------------------------
