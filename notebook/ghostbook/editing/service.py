@@ -8,9 +8,7 @@ on Accept. A newer request from a tab cancels its older one, and so does its dis
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -24,8 +22,7 @@ from ghostbook.completion.namespace_provider import SilentRunner
 from ghostbook.completion.settings import SettingsStore, shared_store
 from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposal
 from ghostbook.editing.errors_text import ErrorInfo
-from ghostbook.editing.fixes import NamespaceFacts, attribute_owners
-from ghostbook.editing.kernel_attributes import kernel_attributes
+from ghostbook.editing.kernel_attributes import with_kernel_attributes
 from ghostbook.editing.models import EditModel, edit_model
 from ghostbook.models.backend import ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_edit_registry
@@ -124,7 +121,7 @@ class EditService:
 
     async def _run(self, client_id: str, message: p.EditRequest, inflight: _Inflight) -> None:
         try:
-            request = await self._with_attributes(self._request(message))
+            request = await with_kernel_attributes(self._request(message), self._kernel())
             model = await self._model(message)
             engine = EditEngine(model, self.store.current.context_tokens)
             last_sent = 0.0
@@ -170,17 +167,6 @@ class EditService:
                            self._provider.namespace_lines() if self._provider is not None else [],
                            error, message.previous)
 
-    async def _with_attributes(self, request: EditRequest) -> EditRequest:
-        """For an AttributeError: what the kernel's objects of that type have (the misspelt-attribute fix)."""
-        runner = self._kernel()
-        if request.error is None or runner is None:
-            return request
-        owners = attribute_owners(request.error, NamespaceFacts.from_lines(request.namespace))
-        owners += [name for name in _owners_in_source(request.source, request.error) if name not in owners]
-        if not owners:
-            return request
-        return dataclasses.replace(request, attributes=await kernel_attributes(runner, owners))
-
     async def _model(self, message: p.EditRequest) -> EditModel | None:
         """The edit engine's model, or None when none is chosen (the engine then says what to do);
         EditError when the chosen one cannot be loaded."""
@@ -213,15 +199,6 @@ class EditService:
 
     def _on_status(self, status: ModelStatus) -> None:
         self._broadcast(self.status_message())
-
-
-def _owners_in_source(source: str, error: ErrorInfo) -> list[str]:
-    """The names the cell writes just before the missing attribute (`m.predcit` → m): the kernel's
-    namespace summary may not have caught up with the run that failed."""
-    missing = re.search(r"has no attribute '(\w+)'", error.evalue) if error.ename == "AttributeError" else None
-    if missing is None:
-        return []
-    return list(dict.fromkeys(re.findall(rf"\b([A-Za-z_]\w*)\.{missing.group(1)}\b", source)))
 
 
 def error_info(outputs: list[dict[str, Any]]) -> ErrorInfo | None:

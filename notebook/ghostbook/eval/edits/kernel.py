@@ -94,6 +94,11 @@ class TaskKernel:
             return CellRun("dead", {"ename": "KernelDied", "evalue": finished.reason or "", "traceback": []}, stdout)
         return CellRun("error" if error is not None or finished.status != "ok" else "ok", error, stdout)
 
+    @property
+    def runner(self) -> KernelAdapter:
+        """The kernel's adapter: silent requests (what the editor's Fix asks of objects)."""
+        return self._adapter
+
     async def namespace(self) -> list[str]:
         """The kernel state as the editor sends it to the model (`df: DataFrame ... columns=[...]`)."""
         await self._namespace.refresh()

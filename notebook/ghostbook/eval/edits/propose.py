@@ -23,6 +23,7 @@ class TaskState:
     cells: Sequence[str]  # the prefix cells and the task's cell, last
     namespace: Sequence[str]
     error: dict[str, Any] | None  # the cell's error output (nbformat), fix tasks
+    kernel: Any = None  # the task's kernel (a `SilentRunner`): Fix asks it what objects have, as the editor does
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,10 @@ class EngineProposer:
                          [str(line) for line in error.get("traceback") or []]) if error is not None else None
         request = EditRequest([CellText("code", c) for c in state.cells], len(state.cells) - 1, task.instruction,
                               None, task.kind, list(state.namespace), info)
+        from ghostbook.editing.kernel_attributes import with_kernel_attributes
+
         began = time.perf_counter()
+        request = await with_kernel_attributes(request, state.kernel)
         last = None
         try:
             async for proposal in self.engine.propose(request, threading.Event()):

@@ -90,7 +90,7 @@ async def _run(task: EditTask, proposer: Proposer, kernel: TaskKernel, timeout: 
         if broken.error is None or broken.error.get("ename") != task.error:
             return result("invalid", f"the cell should raise {task.error}, got {broken.describe()}")
         error = broken.error
-    state = TaskState((*task.prefix, task.cell), await kernel.namespace(), error)
+    state = TaskState((*task.prefix, task.cell), await kernel.namespace(), error, kernel.runner)
     proposal = await proposer.propose(task, state)
     said = _error_line(error)
     if proposal.text is None:
