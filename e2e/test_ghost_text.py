@@ -100,6 +100,19 @@ def test_escape_dismisses_then_leaves_edit_mode(server: Server, page: Page) -> N
     assert doc_text(cell) == "    " + PROMPT
 
 
+def test_a_command_key_right_after_the_escape_that_dropped_the_ghost_is_a_command(server: Server, page: Page) -> None:
+    """Issue 31.5: Esc drops the ghost text and stays in the editor; `b` typed at once is the command."""
+    cell = open_two_cells(server, page)
+    page.keyboard.type(PROMPT)
+    wait_ghost_done(page)
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    expect(cells(page)).to_have_count(3)
+    expect(cell).not_to_have_class(EDITING)
+    expect(cells(page).nth(2)).to_have_class(re.compile(r"\bselected\b"))
+    assert doc_text(cell) == PROMPT  # not `total = 1 +b`
+
+
 @pytest.mark.parametrize("extra_settings", [{"debounce_ms": 3000}])
 def test_ctrl_space_asks_at_once(server: Server, page: Page) -> None:
     cell = open_two_cells(server, page)

@@ -30,7 +30,7 @@ export class Connection {
   state: ConnectionState = "connecting";
 
   constructor(
-    private readonly url: string,
+    private url: string,
     private readonly handlers: ConnectionHandlers,
   ) {
     // The network is back (laptop woke up, Wi-Fi returned): do not wait for the backoff.
@@ -38,9 +38,12 @@ export class Connection {
   }
 
   static forNotebook(path: string, handlers: ConnectionHandlers): Connection {
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const url = `${scheme}//${location.host}/ws?path=${encodeURIComponent(path)}`;
-    return new Connection(url, handlers);
+    return new Connection(notebookSocketUrl(path), handlers);
+  }
+
+  /** The notebook was renamed or moved: reconnect (when needed) under its new path. */
+  followNotebook(path: string): void {
+    this.url = notebookSocketUrl(path);
   }
 
   /** Run `hook` before every outgoing message (used to flush pending edits first). */
@@ -131,7 +134,8 @@ export class Connection {
     } catch {
       return;
     }
-    if (message.type === "fatal") this.fatal = true;
+    // No reconnecting after these: the notebook cannot be opened, or its file is gone.
+    if (message.type === "fatal" || message.type === "notebook_deleted") this.fatal = true;
     for (const listener of this.listeners) listener(message);
     const ref = "ref" in message ? message.ref : null;
     if (ref && this.pending.has(ref)) {
@@ -163,6 +167,11 @@ export class Connection {
     this.state = state;
     this.handlers.onStateChange(state);
   }
+}
+
+function notebookSocketUrl(path: string): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}/ws?path=${encodeURIComponent(path)}`;
 }
 
 type ErrorMessageLike = { type: "error"; ref: string | null; message: string };

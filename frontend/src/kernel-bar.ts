@@ -2,7 +2,6 @@
 // Restart and Restart & clear ask first, as Jupyter does, unless the user ticked "Don't ask again".
 
 import { button, el } from "./dom";
-import { icon } from "./icons";
 import type { Connection } from "./connection";
 import type { KernelInfo, KernelSpecInfo, SaveInfo } from "./protocol";
 
@@ -72,7 +71,7 @@ export class KernelBar {
       button("Restart & clear", "restart-clear-kernel", "Restart the kernel and clear all outputs", () => this.requestRestart(true)),
       button("Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
       button("Save", "save-notebook", "Save (Ctrl+S)", () => actions.save()),
-      button(icon("keyboard", 16), "shortcuts-help", "Keyboard shortcuts (h)", () => actions.toggleHelp(), "icon-button"),
+      button("?", "shortcuts-help", "Keyboard shortcuts (? or h)", () => actions.toggleHelp(), "icon-button help-button"),
       ...toolbarItems.map((factory) => factory(connection)),
     );
     const kernel = el(
@@ -95,7 +94,7 @@ export class KernelBar {
   /** Restart the kernel (and clear every output) once the user confirms, or at once if they chose
    * not to be asked again. */
   requestRestart(clear = false): void {
-    void confirmRestart(clear).then((confirmed) => {
+    void confirmRestart(clear, this.element.dataset.kernelStatus === "dead").then((confirmed) => {
       if (!confirmed) return;
       this.actions.restart();
       if (clear) this.actions.clearOutputs();
@@ -142,6 +141,12 @@ export class KernelBar {
     this.saveStatus.dataset.status = save.status;
   }
 
+  /** Nothing saves any more (the file was deleted, or the server closed the notebook). */
+  setNotSaving(text: string): void {
+    this.saveStatus.textContent = text;
+    this.saveStatus.dataset.status = "error";
+  }
+
   setConnection(state: "connecting" | "open" | "closed" | "fatal"): void {
     const text = { connecting: "connecting…", open: "connected", closed: "disconnected", fatal: "closed" }[state];
     this.connectionStatus.textContent = text;
@@ -186,20 +191,35 @@ export function askBeforeRestart(): boolean {
 
 let openDialog: Promise<boolean> | null = null;
 
+/** What the restart dialog says: a dead kernel has no variables left to lose. */
+export function restartQuestion(clear: boolean, dead: boolean): { title: string; text: string } {
+  if (dead) {
+    return {
+      title: clear ? "Start a new kernel and clear all outputs?" : "Start a new kernel?",
+      text: "The kernel is not running: a new one starts with no variables. Run the cells again to get them back.",
+    };
+  }
+  return {
+    title: clear ? "Restart kernel and clear all outputs?" : "Restart kernel?",
+    text: "Do you want to restart the kernel? All variables will be lost.",
+  };
+}
+
 /** Jupyter's "Restart kernel?" dialog; true to go ahead. */
-export function confirmRestart(clear: boolean): Promise<boolean> {
+export function confirmRestart(clear: boolean, dead = false): Promise<boolean> {
   if (skipConfirm()) return Promise.resolve(true);
   if (openDialog) return Promise.resolve(false); // one question at a time
   const dontAsk = el("input", { type: "checkbox", testid: "dont-ask-again" });
-  const restart = el("button", { class: "button primary", testid: "confirm-restart", value: "restart", autofocus: "" }, "Restart");
+  const question = restartQuestion(clear, dead);
+  const restart = el("button", { class: "button primary", testid: "confirm-restart", value: "restart", autofocus: "" }, dead ? "Start" : "Restart");
   const dialog = el(
     "dialog",
     { class: "confirm-dialog", testid: "restart-dialog", "aria-labelledby": "restart-dialog-title" },
     el(
       "form",
       { method: "dialog" },
-      el("h2", { id: "restart-dialog-title" }, clear ? "Restart kernel and clear all outputs?" : "Restart kernel?"),
-      el("p", {}, "Do you want to restart the kernel? All variables will be lost."),
+      el("h2", { id: "restart-dialog-title" }, question.title),
+      el("p", {}, question.text),
       el("label", { class: "dont-ask" }, dontAsk, "Don't ask again"),
       el(
         "div",

@@ -27,7 +27,17 @@ function isTextTarget(target: EventTarget | null): boolean {
   return target.matches("input, textarea, select, [contenteditable=''], [contenteditable='true']");
 }
 
-export function installCommandKeys(actions: CommandActions): () => void {
+/** The single keys (no Ctrl, Alt or Cmd) that are commands in command mode. Typed right after an Esc
+ * that only closed a suggestion, they leave edit mode first (escape-command.ts). */
+export const COMMAND_KEYS = new Set(["a", "b", "d", "z", "c", "x", "v", "V", "m", "y", "r", "i", "0", "h", "?", "j", "k"]);
+
+export function isCommandKey(event: KeyboardEvent): boolean {
+  return !event.ctrlKey && !event.metaKey && !event.altKey && COMMAND_KEYS.has(event.key);
+}
+
+/** Listen for command-mode keys on the document; returns the handler, for keys routed from an editor
+ * (`run(event)`: true when the key was a command), and a function that stops listening. */
+export function installCommandKeys(actions: CommandActions): { run(event: KeyboardEvent): boolean; remove(): void } {
   let lastKey = "";
   let lastTime = 0;
   const chord = (key: string): boolean => {
@@ -50,10 +60,16 @@ export function installCommandKeys(actions: CommandActions): () => void {
       if (actions.closeOverlays()) event.preventDefault();
       return;
     }
-    if (!actions.hasSelection()) return;
+    if (run(event)) event.preventDefault();
+  };
+
+  /** Act on a command-mode key; false when it is none (or no cell is selected in command mode). */
+  const run = (event: KeyboardEvent): boolean => {
+    const mod = event.ctrlKey || event.metaKey;
+    if (!actions.hasSelection()) return false;
     // Enter and Space on a focused button or link press it, as usual.
     if ((event.key === "Enter" || event.key === " ") && event.target instanceof HTMLElement &&
-        event.target.closest("button, a") && !event.shiftKey && !mod && !event.altKey) return;
+        event.target.closest("button, a") && !event.shiftKey && !mod && !event.altKey) return false;
     let handled = true;
     if (event.key === "Enter") {
       if (event.shiftKey) actions.run("advance");
@@ -113,14 +129,15 @@ export function installCommandKeys(actions: CommandActions): () => void {
           if (chord("0")) actions.restart();
           break;
         case "h":
+        case "?":
           actions.toggleHelp();
           break;
         default:
           handled = false;
       }
     }
-    if (handled) event.preventDefault();
+    return handled;
   };
   document.addEventListener("keydown", onKeyDown);
-  return () => document.removeEventListener("keydown", onKeyDown);
+  return { run, remove: () => document.removeEventListener("keydown", onKeyDown) };
 }

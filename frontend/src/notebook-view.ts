@@ -2,12 +2,16 @@
 // (Jupyter's command/edit), and turns user actions into protocol messages.
 
 import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
+import { closedBanner } from "./closed-banner";
 import { Connection, type ConnectionState } from "./connection";
 import { el } from "./dom";
 import { icon } from "./icons";
-import { treeUrl } from "./file-browser";
+import { missingModule } from "./install";
+import { notebookUrl, treeUrl } from "./file-browser";
 import { KernelBar } from "./kernel-bar";
 import { installCommandKeys } from "./keyboard";
+import { NotebookName } from "./notebook-name";
+import { installWidgets } from "./outputs/widgets";
 import { cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
 import { ShortcutsHelp } from "./shortcuts-help";
@@ -23,6 +27,10 @@ function newCellId(): string {
 function parentDir(path: string): string {
   const at = path.lastIndexOf("/");
   return at === -1 ? "" : path.slice(0, at);
+}
+
+function pageTitle(path: string): string {
+  return `${path.split("/").pop() ?? path} – Ghostbook`;
 }
 
 
@@ -41,24 +49,23 @@ export class NotebookView implements CellHost {
   private clipboard: { type: CellType; source: string } | null = null;
   private readonly sources: SourceSync;
   private readonly offlineBanner: HTMLElement;
+  private readonly name: NotebookName;
+  private readonly homeLink: HTMLAnchorElement;
+  private readonly commandKeys: { run(event: KeyboardEvent): boolean };
   private loaded = false;
+  private path: string;
 
-  constructor(
-    container: HTMLElement,
-    private readonly path: string,
-  ) {
-    const name = path.split("/").pop() ?? path;
-    document.title = `${name} – Ghostbook`;
-    const title = el(
-      "div",
-      { class: "notebook-title" },
-      el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20)),
-      el("span", { class: "notebook-name", testid: "notebook-name", title: path }, path),
-    );
+  constructor(container: HTMLElement, path: string) {
+    this.path = path;
+    document.title = pageTitle(path);
+    this.homeLink = el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20));
+    this.name = new NotebookName(path, (renamed) => this.follow(renamed), () => this.selectedId && this.select(this.selectedId, "command"));
+    const title = el("div", { class: "notebook-title" }, this.homeLink, this.name.element);
     this.connection = Connection.forNotebook(path, {
       onMessage: (message) => this.handle(message),
       onStateChange: (state) => this.onConnection(state),
     });
+    installWidgets(this.connection); // ipywidgets: before any message, so the snapshot's widgets come first
     this.bar = new KernelBar(title, {
       runAll: () => this.act({ type: "run_all" }),
       interrupt: () => this.act({ type: "interrupt_kernel" }),
@@ -79,7 +86,7 @@ export class NotebookView implements CellHost {
     container.replaceChildren(this.root);
 
     this.sources = new SourceSync(this.connection);
-    installCommandKeys({
+    this.commandKeys = installCommandKeys({
       hasSelection: () => this.selectedId !== null && this.mode === "command",
       edit: () => this.selectedId && this.select(this.selectedId, "edit"),
       selectRelative: (delta) => this.selectRelative(delta),
@@ -116,6 +123,13 @@ export class NotebookView implements CellHost {
         break;
       case "fatal":
         this.showFatal(message.message);
+        break;
+      case "notebook_renamed":
+        this.follow(message.path);
+        break;
+      case "notebook_deleted":
+        this.showClosed("notebook-deleted", `${message.path} was deleted.`,
+          "Nothing in this tab is saved any more. Its cells stay here, read-only: select text to copy it, or copy all cells at once.");
         break;
       case "cell_inserted": {
         const model = cellFromWire(message.cell);
@@ -183,9 +197,15 @@ export class NotebookView implements CellHost {
         this.views.get(message.cell_id)?.setOutputs(message.outputs);
         break;
       }
-      case "kernel_status":
+      case "kernel_status": {
+        const couldInstall = this.canInstall();
         this.state.kernel = message.kernel;
         this.bar.setKernelStatus(message.kernel);
+        if (this.canInstall() !== couldInstall) this.redrawMissingModules(); // Install buttons come or go
+        break;
+      }
+      case "install_progress":
+        this.views.get(message.cell_id)?.installProgress(message);
         break;
       case "stdin_request":
         this.views.get(message.cell_id)?.showStdin(message.prompt, message.password, (value) => {
@@ -208,11 +228,22 @@ export class NotebookView implements CellHost {
     if ("revision" in message && typeof message.revision === "number") this.state.revision = message.revision;
   }
 
+  canInstall(): boolean {
+    return this.state.kernel.can_install === true;
+  }
+
+  private redrawMissingModules(): void {
+    for (const model of this.state.cells) {
+      if (model.outputs.some((output) => missingModule(output) !== null)) this.views.get(model.id)?.setOutputs(model.outputs, true);
+    }
+  }
+
   /** The server's whole state (on connect and every reconnect). Edits typed while disconnected are
    * rebased on it and sent; cell views that survive keep their editor (focus, cursor, undo). */
   private loadSnapshot(snapshot: Snapshot): void {
     const keepSelected = this.selectedId;
     const keepMode = this.mode;
+    this.follow(snapshot.path); // renamed while this tab was away
     const local = (id: string): string | undefined => this.views.get(id)?.editor.source;
     const { rebased, missing } = this.sources.resync(snapshot.notebook.cells, local);
     const orphans = missing.map((id) => ({ index: this.state.indexOf(id), type: this.views.get(id)!.type, source: local(id)! }));
@@ -272,14 +303,41 @@ export class NotebookView implements CellHost {
     }
   }
 
+  /** The notebook now lives at `path` (renamed or moved, in this tab, another or the file browser): its
+   * name, address and title follow, and so does the socket's next reconnect. */
+  private follow(path: string): void {
+    if (path === this.path) return;
+    this.path = path;
+    this.name.set(path);
+    this.root.dataset.path = path;
+    this.homeLink.href = treeUrl(parentDir(path));
+    document.title = pageTitle(path);
+    this.connection.followNotebook(path);
+    history.replaceState(history.state, "", notebookUrl(path) + location.search + location.hash);
+  }
+
+  /** This tab can no longer save: say so, stop the socket, and keep the cells for copying (read-only). */
+  private showClosed(testid: string, heading: string, detail: string): void {
+    this.connection.close();
+    for (const view of this.views.values()) view.editor.setReadOnly(true);
+    this.root.dataset.closed = "true";
+    this.bar.setNotSaving("not saved");
+    const allText = () => this.state.cells.map((cell) => this.views.get(cell.id)?.editor.source ?? cell.source).join("\n\n");
+    this.offlineBanner.replaceWith(closedBanner({ testid, heading, detail, allText }));
+  }
+
   private showFatal(message: string): void {
+    if (this.loaded) {
+      this.showClosed("notebook-error", "This notebook was closed.", `${message}. Nothing in this tab is saved any more.`);
+      return;
+    }
     this.root.replaceChildren(
       el(
         "div",
         { class: "notebook-error", testid: "notebook-error", role: "alert" },
-        el("h1", {}, this.loaded ? "This notebook was closed" : "This notebook cannot be opened"),
+        el("h1", {}, "This notebook cannot be opened"),
         el("pre", {}, message),
-        el("p", {}, this.loaded ? "" : "The file was left untouched."),
+        el("p", {}, "The file was left untouched."),
         el("a", { href: treeUrl(parentDir(this.path)), testid: "back-to-files" }, "Back to files"),
       ),
     );
@@ -427,6 +485,12 @@ export class NotebookView implements CellHost {
     const view = this.views.get(id);
     if (view?.type === type) return;
     this.act({ type: "set_cell_type", cell_id: id, cell_type: type });
+  }
+
+  /** A command-mode key typed in cell `id`'s editor just after an Esc that only closed a suggestion. */
+  commandKey(id: string, event: KeyboardEvent): boolean {
+    this.select(id, "command");
+    return this.commandKeys.run(event);
   }
 
   sourceChanged(id: string, source: string, cursor?: number): void {

@@ -7,7 +7,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Any", keys: "Ctrl+Enter", action: "Run cell in place" },
   { mode: "Any", keys: "Alt+Enter", action: "Run cell and insert a cell below" },
   { mode: "Any", keys: "Ctrl+S / Cmd+S", action: "Save the notebook" },
-  { mode: "Edit", keys: "Esc", action: "Command mode (first closes the popup, the docs or the ghost text)" },
+  { mode: "Edit", keys: "Esc", action: "Command mode (first closes the popup, the docs or the ghost text; a command key right after that Esc still acts as a command)" },
   { mode: "Edit", keys: "Enter", action: "Accept the selected completion when the popup is open" },
   { mode: "Edit", keys: "↑ / ↓", action: "Move in the completion popup" },
   { mode: "Edit", keys: "Shift+Tab", action: "Show documentation for the name at the cursor" },
@@ -29,7 +29,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "Ctrl+↑ / Ctrl+↓", action: "Move the cell up / down" },
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
   { mode: "Command", keys: "0 0", action: "Restart the kernel" },
-  { mode: "Command", keys: "h", action: "Show or hide this panel" },
+  { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
 ];
 
 export class ShortcutsHelp {

@@ -72,7 +72,8 @@ async def test_death_by_sigkill_noticed_while_idle(fresh: Fresh) -> None:
     os.kill(pid, signal.SIGKILL)
     dead = await rec.state("dead", seconds=5)
     assert time.monotonic() - t0 < 1.5
-    assert dead.reason is not None and "signal 9" in dead.reason and "SIGKILL" in dead.reason
+    # a small kernel killed on purpose: the signal, plainly, without blaming memory (issue 31.4)
+    assert dead.reason == "killed by signal 9 (SIGKILL)"
     with pytest.raises(KernelNotRunning):
         await adapter.complete("pri", 3)
     await adapter.restart()

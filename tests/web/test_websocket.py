@@ -154,15 +154,28 @@ def test_rename_and_delete_follow_open_sessions(server: RunningServer) -> None:
         renamed = httpx.patch(server.base + "/api/contents", json={"path": path, "new_path": "moved.ipynb"},
                               headers=auth)
         assert renamed.status_code == 200
+        await client.expect("notebook_renamed", path="moved.ipynb")  # every tab follows (issue 31.1)
         await client.send({"type": "set_source", "cell_id": cell_id, "source": "after = 'rename'"})
         await client.expect("save_status", timeout=5, save={"status": "saved", "message": None})
         assert "after = 'rename'" in (server.root / "moved.ipynb").read_text()
         assert not (server.root / path).exists()
-        deleted = httpx.delete(server.base + "/api/contents", params={"path": "moved.ipynb"}, headers=auth)
+        # a tab that was away during the rename comes back under the old name: it gets the session
+        late = await NotebookClient.connect(server, path)
+        assert (await late.expect("snapshot"))["path"] == "moved.ipynb"
+        # a move into a folder (here, the folder is renamed afterwards) is followed the same way
+        (server.root / "box").mkdir()
+        assert httpx.patch(server.base + "/api/contents", json={"path": "moved.ipynb", "new_path": "box/moved.ipynb"},
+                           headers=auth).status_code == 200
+        await client.expect("notebook_renamed", path="box/moved.ipynb")
+        assert httpx.patch(server.base + "/api/contents", json={"path": "box", "new_path": "crate"},
+                           headers=auth).status_code == 200
+        await late.expect("notebook_renamed", path="crate/moved.ipynb")
+        deleted = httpx.delete(server.base + "/api/contents", params={"path": "crate/moved.ipynb"}, headers=auth)
         assert deleted.status_code == 204
-        await client.expect("fatal")
+        await client.expect("notebook_deleted", path="crate/moved.ipynb")
         await asyncio.sleep(1)
-        assert not (server.root / "moved.ipynb").exists()  # not resurrected by autosave
+        assert not (server.root / "crate" / "moved.ipynb").exists()  # not resurrected by autosave
+        await late.close()
 
     asyncio.run(scenario())
 
