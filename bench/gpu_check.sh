@@ -5,7 +5,8 @@
 # It (1) says what torch sees, (2) exports the shipped GGUF as a transformers folder, (3) runs the
 # transformers/speculative/device tests (device auto = cuda, bfloat16), (4) prints `ghostbook bench
 # speculative` on cuda and on cpu for the same model, (5) a random ~0.5B Llama (Qwen2.5-0.5B's shape) for
-# tokens/s at a realistic size. Record the printed numbers in the README (GPU paragraph).
+# tokens/s at a realistic size, (6) `ghostbook bench edits` (speculative edits) on cuda for both. Record the
+# printed numbers in the README (GPU paragraph).
 set -uo pipefail
 PY=${1:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
 WORK=${GPU_CHECK_DIR:-$(mktemp -d)}
@@ -65,4 +66,9 @@ with torch.no_grad():  # random weights: special tokens never win, so greedy wri
     model.model.embed_tokens.weight[list(special.values())] = 0.0
 print(export_hf(model, tok_path, Path(sys.argv[1])))
 PYEOF
+echo "== 6. bench edits (speculative edits against plain greedy), shipped model as transformers, cuda; then the"
+echo "      random 0.5B Llama (its greedy copies through the copy prompts' copy model: the timing at a realistic size)"
+timeout 420 "$PY" -m ghostbook bench edits --model "$WORK/shipped-hf" --device cuda --cells 16 2>&1 | grep -v "Loading weights"
+[ -d "$WORK/big-hf" ] && timeout 420 "$PY" -m ghostbook bench edits --model "$WORK/big-hf" --device cuda --cells 8 2>&1 \
+    | grep -v "Loading weights"
 echo "== done"

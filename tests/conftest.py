@@ -53,3 +53,23 @@ def make_tiny_run(root: Path) -> Path:
 @pytest.fixture(scope="session")
 def tiny_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tiny_run(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.fixture(scope="session")
+def shipped_hf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped GGUF's weights (dequantised) as a transformers folder (as bench/gpu_check.sh makes it)."""
+    from ghostbook.models.catalog import default_model_path
+    from ghostbook.training.continued import gguf_to_state, v2_preset
+    from ghostbook.training.export import export_hf
+    from ghostbook.training.model import build_model, llama_config
+    from ghostbook.training.tokenizer import special_ids
+    from tokenizers import Tokenizer
+
+    gguf = default_model_path()
+    assert gguf is not None
+    tok_path = gguf.parent / "tokenizer.json"
+    special = special_ids(Tokenizer.from_file(str(tok_path)))
+    preset = v2_preset(1)
+    model = build_model(llama_config(preset.shape, special))
+    model.load_state_dict(gguf_to_state(gguf, preset, special))
+    return export_hf(model, tok_path, tmp_path_factory.mktemp("shipped") / "hf")

@@ -12,6 +12,7 @@ BENCHES: dict[str, str] = {
     "kernel": "ghostbook.bench.kernel",  # the kernel adapter against a bare jupyter_client call
     "roundtrip": "ghostbook.bench.roundtrip",  # 1+1 over the websocket against a bare jupyter_client call
     "speculative": "ghostbook.bench.speculative",  # greedy with and without speculative drafts
+    "edits": "ghostbook.bench.edits",  # rewriting a cell: plain greedy against speculative edits
 }
 
 

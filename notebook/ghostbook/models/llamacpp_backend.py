@@ -207,6 +207,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self.last_stats = GenStats()
         self.last_prompt: list[int] = []
         self._llm: Any = None
+        self.needs_fim = True  # a completion model must have FIM tokens; an edit (chat) model need not
         self._vocab: dict[str, int] = {}
         self.vocab = Vocab([], frozenset())
         self._lock = threading.Lock()  # one generation at a time on the one context
@@ -257,7 +258,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self.vocab = Vocab(pieces, frozenset(special))
         name = llm.metadata.get("general.name", "")
         family = self._family or detect_family(self.lookup, name) or ""
-        if not family:
+        if not family and self.needs_fim:
             self.unload()
             raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
         self.info = BackendInfo(self.info.name, str(self.path), family, n_ctx, llm.n_vocab(),
@@ -307,6 +308,20 @@ class LlamaCppBackend(ThreadedGeneration):
 
     def cached(self, prompt_ids: Sequence[int]) -> int:
         return self._seqs.shared(list(prompt_ids)) if self._llm is not None else 0
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """The GGUF's metadata, key -> value as text (its chat template: `models.chat_template`)."""
+        return dict(self._require().metadata)
+
+    def token_text(self, token: int) -> str:
+        """A vocabulary entry's text, special tokens too (`<|im_end|>`); "" for none (-1)."""
+        return self._require()._model.token_get_text(token) if token >= 0 else ""
+
+    def tokenize_special(self, text: str) -> list[int]:
+        """Token ids of `text` with the special tokens written in it as their ids (a rendered chat
+        template), no BOS added."""
+        return list(self._require().tokenize(text.encode("utf-8"), add_bos=False, special=True)) if text else []
 
     def lookup(self, token_text: str) -> int | None:
         return self._vocab.get(token_text)

@@ -58,6 +58,22 @@ def open_backend(path: Path, threads: int | None = None, n_ctx: int | None = Non
     return backend
 
 
+EDIT_CTX = 4096  # an edit model's context: the cell, its rewrite, the instructions and the cells around
+
+
+def edit_factory(path: Path, family: str | None, name: str) -> Backend:
+    """An edit (chat) model: as `default_factory`, but FIM tokens are not required, and a GGUF gets a
+    context for a whole cell's rewrite."""
+    if path.is_dir():
+        backend = default_factory(path, family, name)
+    else:
+        from ghostbook.models.llamacpp_backend import LlamaCppBackend
+
+        backend = LlamaCppBackend(path, family=family, name=name, n_ctx=EDIT_CTX)
+    backend.needs_fim = False  # type: ignore[attr-defined]
+    return backend
+
+
 def chat_server(kind: str, url: str, key: str, family: str) -> Any:
     """An edit model's server: `/v1/chat/completions` of an openai: or llamacpp: server."""
     from ghostbook.models.remote_chat import ChatServer
@@ -320,5 +336,5 @@ def shared_edit_registry() -> ModelRegistry:
     """The edit model's registry (Edit with AI): a chat or instruct model, beside the completion model."""
     global _shared_edit
     if _shared_edit is None:
-        _shared_edit = ModelRegistry(remote=chat_server)
+        _shared_edit = ModelRegistry(edit_factory, remote=chat_server)
     return _shared_edit

@@ -107,6 +107,7 @@ class TransformersBackend(ThreadedGeneration):
                  threads: int | None = None, draft: Path | None = None) -> None:
         self.path = Path(path)
         self._family = family
+        self.needs_fim = True  # a completion model must have FIM tokens; an edit (chat) model need not
         self.device = device or "auto"  # the setting: auto, cpu or cuda
         self.draft_path = draft
         self.draft: TransformersBackend | None = None
@@ -164,7 +165,7 @@ class TransformersBackend(ThreadedGeneration):
         self.vocab = Vocab(pieces, frozenset(special))
         self._vocab = vocab
         family = self._family or detect_family(self.lookup, str(getattr(model.config, "name_or_path", ""))) or ""
-        if not family:
+        if not family and self.needs_fim:
             raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
         self.info = BackendInfo(self.info.name, str(self.path), family, int(model.config.max_position_embeddings),
                                 n_vocab, {"device": device, "dtype": str(model.dtype).removeprefix("torch.")})
