@@ -71,4 +71,8 @@ echo "      random 0.5B Llama (its greedy copies through the copy prompts' copy 
 timeout 420 "$PY" -m ghostbook bench edits --model "$WORK/shipped-hf" --device cuda --cells 16 2>&1 | grep -v "Loading weights"
 [ -d "$WORK/big-hf" ] && timeout 420 "$PY" -m ghostbook bench edits --model "$WORK/big-hf" --device cuda --cells 8 2>&1 \
     | grep -v "Loading weights"
+echo "== 7. eval edits: every edit task run in a real kernel, the shipped model as transformers on cuda (no instruct"
+echo "      model can be fetched there either; point --model at one if it is on the machine), then the offline fixes"
+timeout 900 "$PY" -m ghostbook eval edits --model "$WORK/shipped-hf" --json "$WORK/eval-edits.json" 2>&1 | tail -8
+timeout 300 "$PY" -m ghostbook eval edits --model rules --kind fix 2>&1 | tail -4
 echo "== done"
