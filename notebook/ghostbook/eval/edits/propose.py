@@ -120,9 +120,9 @@ async def make_proposer(spec: str, api_key: str = "", speculative: bool = True) 
     if spec == "rules":
         return EngineProposer("rules")
     from ghostbook.editing.models import edit_model
-    from ghostbook.models.loader import ModelRegistry, chat_server
+    from ghostbook.models.loader import ModelRegistry, chat_server, edit_factory
 
-    registry = ModelRegistry(remote=chat_server)
+    registry = ModelRegistry(edit_factory, remote=chat_server)  # as the editor's edit registry
     registry.configure_remote(api_key, "")
     loaded = await registry.ensure(spec)
     if loaded is None:
