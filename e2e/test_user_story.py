@@ -32,13 +32,15 @@ def test_user_story(server: Server, page: Page) -> None:
     second = cells(page).nth(1)
     expect(second).to_have_class(re.compile(r"\bediting\b"))
 
-    # HTML (sanitised: the script must not run)
+    # HTML with a script: it runs, but in a sandboxed frame, never in the page (issue 29)
     page.keyboard.insert_text(
         'from IPython.display import HTML\n'
         'HTML("<b class=\'shout\'>bold move</b><script>document.title=\'pwned\'</script>")'
     )
     page.keyboard.press("Shift+Enter")
-    expect(output(second).locator("b.shout")).to_have_text("bold move", timeout=KERNEL_TIMEOUT)
+    framed = output(second).frame_locator("iframe[sandbox='allow-scripts']")
+    expect(framed.locator("b.shout")).to_have_text("bold move", timeout=KERNEL_TIMEOUT)
+    expect(framed.locator("title")).to_have_js_property("text", "pwned")  # the frame's own document
     assert page.title() != "pwned"
 
     # matplotlib PNG
@@ -103,7 +105,7 @@ def test_user_story(server: Server, page: Page) -> None:
     expect(cells(page)).to_have_count(6)
     assert 'print("hello from ghostbook")' in editor_text(cells(page).nth(0))
     expect(output(cells(page).nth(0))).to_contain_text("hello from ghostbook")
-    expect(output(cells(page).nth(1)).locator("b.shout")).to_have_text("bold move")
+    expect(output(cells(page).nth(1)).frame_locator("iframe").locator("b.shout")).to_have_text("bold move")
     expect(output(cells(page).nth(2)).locator('img[src^="data:image/png;base64,"]')).to_be_visible()
     expect(output(cells(page).nth(3))).to_contain_text("ValueError")
     expect(cells(page).nth(4).get_by_test_id("markdown-rendered").locator("h1")).to_have_text("Results")

@@ -3,7 +3,16 @@ import * as esbuild from "esbuild";
 
 const watch = process.argv.includes("--watch");
 const options = {
-  entryPoints: { main: "src/main.ts" },
+  // katex: loaded on first use by src/math.ts (KaTeX and its fonts, ~0.3 MB + 1 MB of fonts, off the main bundle)
+  entryPoints: {
+    main: "src/main.ts",
+    katex: "src/katex-entry.ts",
+    // widgets: the Jupyter widget manager and controls, with their CSS, loaded by src/outputs/widgets.ts
+    // the first time a notebook has a widget
+    widgets: "src/outputs/widgets-manager.ts",
+  },
+  // base-manager's default description sanitiser (sanitize-html, with postcss) is never used: ours is DOMPurify
+  alias: { "sanitize-html": "./src/outputs/sanitize-html-unused.ts" },
   bundle: true,
   format: "esm",
   target: ["es2020", "chrome100", "firefox100", "safari15"],
@@ -12,11 +21,31 @@ const options = {
   sourcemap: true,
   logLevel: "info",
   legalComments: "linked",
+  loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" },
+  assetNames: "assets/[name]-[hash]",
+};
+
+// Output frames (src/outputs/frames/): classic scripts (a sandboxed frame has an opaque origin, and a
+// module script would need CORS), each loaded only by the frames that draw its mime type.
+const frames = {
+  entryPoints: {
+    "frames/runtime": "src/outputs/frames/runtime.ts",
+    "frames/plotly": "src/outputs/frames/plotly.ts",
+    "frames/plotly-cartesian": "src/outputs/frames/plotly-cartesian.ts",
+    "frames/vega": "src/outputs/frames/vega.ts",
+  },
+  bundle: true,
+  format: "iife",
+  target: options.target,
+  outdir: options.outdir,
+  minify: !watch,
+  sourcemap: true,
+  logLevel: "info",
+  legalComments: "linked",
 };
 
 if (watch) {
-  const ctx = await esbuild.context(options);
-  await ctx.watch();
+  for (const config of [options, frames]) await (await esbuild.context(config)).watch();
 } else {
-  await esbuild.build(options);
+  await Promise.all([esbuild.build(options), esbuild.build(frames)]);
 }

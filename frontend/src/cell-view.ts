@@ -7,10 +7,12 @@ import { CellEditor } from "./editor";
 import { fixButton } from "./editing/fix-button";
 import { EditSession } from "./editing/session";
 import { icon } from "./icons";
+import { InstallPanel } from "./install";
 import { renderMarkdown } from "./markdown";
+import { typesetMath } from "./math";
 import type { CellModel } from "./notebook-state";
 import { renderOutputs } from "./outputs";
-import type { Attachments, CellState, CellType, Output } from "./protocol";
+import type { Attachments, CellState, CellType, InstallProgress, Output } from "./protocol";
 import type { KeyBinding } from "@codemirror/view";
 
 export type Mode = "command" | "edit";
@@ -19,7 +21,9 @@ export type RunHow = "stay" | "advance" | "insert";
 /** What a cell asks of the notebook around it. */
 export interface CellHost {
   connection: Connection;
-  select(id: string, mode: Mode): void;
+  /** `scroll: false` when the pointer chose it (it is in view; scrolling would move the button under the
+   * pointer between mousedown and mouseup, and the click would be lost). */
+  select(id: string, mode: Mode, scroll?: boolean): void;
   /** Edit the neighbouring cell (ArrowUp on the first line, ArrowDown on the last). */
   editNeighbour(id: string, delta: -1 | 1): boolean;
   run(id: string, how: RunHow): void;
@@ -30,6 +34,10 @@ export interface CellHost {
   setCellType(id: string, type: CellType): void;
   sourceChanged(id: string, source: string, cursor?: number): void;
   save(): void;
+  /** The kernel can install missing packages (a local Python kernel with pip or uv). */
+  canInstall(): boolean;
+  /** Leave edit mode and act on `event` as a command-mode key (false: it is none). */
+  commandKey(id: string, event: KeyboardEvent): boolean;
 }
 
 export class CellView {
@@ -47,6 +55,8 @@ export class CellView {
   private stdinPending = false;
   /** Edit with AI: the prompt under the cell and the review of a proposal (editing/). */
   private readonly editing: EditSession;
+  /** Missing packages: the Install button on a ModuleNotFoundError and the installer's progress. */
+  private readonly installs: InstallPanel;
   type: CellType;
   /** Markdown cells show their rendering instead of the editor while not being edited. */
   isRendered = false;
@@ -57,6 +67,8 @@ export class CellView {
     private readonly host: CellHost,
   ) {
     this.type = model.type;
+    this.installs = new InstallPanel((distribution) => host.connection.send({ type: "install_package", cell_id: id, package: distribution }),
+      () => host.run(id, "stay"));
     this.prompt = el("div", { class: "prompt", testid: "cell-prompt" });
     this.editorHost = el("div", { class: "cell-editor", testid: "cell-editor" });
     this.rendered = el("div", { class: "markdown-rendered markdown-body", testid: "markdown-rendered" });
@@ -99,7 +111,7 @@ export class CellView {
     this.element.classList.toggle("source-hidden", jupyter.source_hidden === true);
     this.element.classList.toggle("outputs-hidden", jupyter.outputs_hidden === true);
     this.element.addEventListener("mousedown", (event) => {
-      if (!this.editorHost.contains(event.target as Node)) host.select(id, "command");
+      if (!this.editorHost.contains(event.target as Node)) host.select(id, "command", false);
     });
     this.rendered.addEventListener("dblclick", () => host.select(id, "edit"));
     // Ctrl+K on the selected cell in command mode (in the editor its keymap has it).
@@ -118,6 +130,7 @@ export class CellView {
         connection: host.connection,
         panelHost,
         toCommandMode: () => host.select(id, "command"),
+        commandKey: (event) => host.commandKey(id, event),
       },
       {
         onChange: (source, cursor) => {
@@ -221,9 +234,19 @@ export class CellView {
 
   private drawOutputs(outputs: Output[]): void {
     // A code cell's traceback gets a Fix button (Edit with AI with "fix this error").
-    const errorAction = this.type === "code" ? (output: Output) => fixButton(output, () => this.editing.fix()) : undefined;
+    // A ModuleNotFoundError also gets "Install <package>" beside it (when the kernel can install).
+    const errorAction = this.type === "code" ? (output: Output) => {
+      const row = fixButton(output, () => this.editing.fix());
+      if (this.host.canInstall()) this.installs.decorate(row, output);
+      return row;
+    } : undefined;
     renderOutputs(this.outputList, outputs, { errorAction });
     this.updateOutputVisibility();
+  }
+
+  /** pip's progress for this cell (an install started here or in another tab). */
+  installProgress(message: InstallProgress): void {
+    this.installs.update(message);
   }
 
   private updateOutputVisibility(): void {
@@ -258,6 +281,7 @@ export class CellView {
     if (this.type !== "markdown") return;
     const source = this.editor.source;
     this.rendered.innerHTML = source.trim() ? renderMarkdown(source, this.attachments) : "<p class=\"placeholder\">Empty markdown cell</p>";
+    void typesetMath(this.rendered);
     this.isRendered = true;
     this.element.classList.add("rendered");
   }

@@ -28,6 +28,7 @@ import {
 } from "@codemirror/state";
 import { drawSelection, dropCursor, EditorView, keymap, type KeyBinding } from "@codemirror/view";
 import type { Connection } from "./connection";
+import { markdownLists } from "./markdown-lists";
 import type { CellType } from "./protocol";
 
 /** What an extension provider may use: the cell it serves, the connection, a place for panels. */
@@ -39,6 +40,8 @@ export interface EditorContext {
   panelHost: HTMLElement;
   /** Ask the notebook to leave edit mode (Esc). */
   toCommandMode(): void;
+  /** Leave edit mode and act on `event` as a command-mode key; false when it is none. */
+  commandKey(event: KeyboardEvent): boolean;
 }
 
 export type EditorExtensionProvider = (context: EditorContext) => Extension;
@@ -63,7 +66,7 @@ export interface EditorHandlers {
 
 function languageFor(type: CellType): Extension {
   if (type === "code") return python();
-  if (type === "markdown") return markdown();
+  if (type === "markdown") return [markdown({ addKeymap: false }), markdownLists];
   return [];
 }
 

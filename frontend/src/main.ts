@@ -1,6 +1,7 @@
 // Entry point: route on location.pathname to the file browser or a notebook.
 
 import "./styles.css";
+import "./escape-command";
 import "./intellisense";
 import "./ghost-text/extension";
 import "./settings-panel";

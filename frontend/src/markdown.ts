@@ -1,11 +1,13 @@
 // Markdown to sanitised HTML (markdown-it renders, DOMPurify removes scripts and handlers).
 // Images named `attachment:NAME` (markdown or HTML) come from the cell's nbformat attachments.
+// TeX math (`$…$`, `$$…$$`, `\begin{env}…\end{env}`) is marked up for KaTeX: see math.ts.
 
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
+import { mathPlugin } from "./math";
 import type { Attachments } from "./protocol";
 
-const md = new MarkdownIt({ html: true, linkify: true });
+const md = new MarkdownIt({ html: true, linkify: true }).use(mathPlugin);
 
 /** The attachments of the cell being sanitised (the DOMPurify hook is global, the call synchronous). */
 let current: Attachments | null = null;

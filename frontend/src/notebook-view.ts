@@ -390,7 +390,7 @@ export class NotebookView implements CellHost {
     return this.selectedId ? this.state.indexOf(this.selectedId) : -1;
   }
 
-  select(id: string, mode: Mode): void {
+  select(id: string, mode: Mode, scroll = true): void {
     const view = this.views.get(id);
     if (!view) return;
     const previous = this.selectedId ? this.views.get(this.selectedId) : undefined;
@@ -414,7 +414,7 @@ export class NotebookView implements CellHost {
         view.element.tabIndex = -1;
         view.element.focus({ preventScroll: true });
       }
-      view.element.scrollIntoView({ block: "nearest" });
+      if (scroll) view.element.scrollIntoView({ block: "nearest" });
     }
   }
 

@@ -1,209 +1,132 @@
-// Renders one cell's nbformat outputs; the richest mime type wins, everything is escaped or
-// sanitised. The server sends the whole capped list per update, so rendering replaces the area.
+// Renders one cell's nbformat outputs. Each mime family has a renderer in outputs/ (one file each),
+// registered here with its rank (outputs/registry.ts); the best-ranked type present in a bundle wins.
+// Anything that needs scripts runs in a sandboxed iframe (outputs/frame.ts); the rest is escaped or
+// sanitised. The server sends the whole capped list per update, so rendering replaces the area, but
+// keeps the frames of outputs that did not change (moving or recreating an iframe reloads it).
 
-import { ansiToHtml, hasAnsi } from "./ansi";
-import { renderMarkdown, sanitizeHtml } from "./markdown";
+import { BOKEH_EXEC_MIME, BOKEH_LOAD_MIME, isBokehLoadingNote, renderBokehExec, renderBokehLoadingNote, renderNothing } from "./outputs/bokeh";
+import { renderHtml, renderJavascript } from "./outputs/html";
+import { IMAGE_MIMES, renderImage } from "./outputs/images";
+import { jsonTree } from "./outputs/json";
+import { renderLatex } from "./outputs/latex";
+import { renderMarkdownOutput } from "./outputs/markdown-output";
+import { PLOTLY_MIME, renderPlotly } from "./outputs/plotly";
+import { chooseRenderer, preferenceOrder, RANK, registerRenderer, type OutputExtras } from "./outputs/registry";
+import { joinText, renderText, textBlock } from "./outputs/text";
+import { renderVega, VEGA_MIMES } from "./outputs/vega";
 import type { Output } from "./protocol";
 
+export { jsonTree } from "./outputs/json";
+export { registerRenderer, RANK, type OutputExtras, type RenderContext, type Renderer } from "./outputs/registry";
+export { joinText } from "./outputs/text";
+
+// The built-in families. Add a family with one registerRenderer call (here, or where its state lives).
+registerRenderer({ mimes: [PLOTLY_MIME], render: renderPlotly, rank: RANK.plotly, keep: true });
+registerRenderer({ mimes: VEGA_MIMES, render: renderVega, rank: RANK.vega, keep: true });
+registerRenderer({ mimes: [BOKEH_EXEC_MIME], render: renderBokehExec, rank: RANK.bokeh, keep: true });
+registerRenderer({ mimes: [BOKEH_LOAD_MIME], render: renderNothing, rank: RANK.bokeh });
+registerRenderer({ mimes: ["text/html"], render: renderBokehLoadingNote, rank: RANK.bokeh, accepts: isBokehLoadingNote });
+registerRenderer({ mimes: ["text/html"], render: renderHtml, rank: RANK.html, keep: true });
+registerRenderer({ mimes: ["text/markdown"], render: renderMarkdownOutput, rank: RANK.markdown });
+registerRenderer({ mimes: ["image/svg+xml"], render: renderImage, rank: RANK.svg });
+registerRenderer({ mimes: IMAGE_MIMES, render: renderImage, rank: RANK.image });
+registerRenderer({ mimes: ["application/json"], render: ({ value }) => jsonTree(value), rank: RANK.json });
+registerRenderer({ mimes: ["text/latex"], render: renderLatex, rank: RANK.latex }); // KaTeX, loaded on first use
+registerRenderer({ mimes: ["application/javascript", "text/javascript"], render: renderJavascript, rank: RANK.javascript, keep: true });
+registerRenderer({ mimes: ["text/plain"], render: ({ value }) => renderText(value), rank: RANK.text });
+
 /** Mime types in order of preference (richest first). */
-export const MIME_ORDER = [
-  "text/html",
-  "image/svg+xml",
-  "image/png",
-  "image/jpeg",
-  "image/gif",
-  "text/markdown",
-  "application/json",
-  "text/latex",
-  "text/plain",
-] as const;
-
-const SCROLL_LINES = 300;
-
-export function joinText(value: unknown): string {
-  if (Array.isArray(value)) return value.join("");
-  return typeof value === "string" ? value : value == null ? "" : String(value);
+export function mimeOrder(): string[] {
+  return preferenceOrder();
 }
 
+/** The mime type that will be drawn: the best registered one, else text/plain, else the first. */
 export function pickMime(data: Record<string, unknown>): string | null {
-  for (const mime of MIME_ORDER) if (mime in data) return mime;
+  const choice = chooseRenderer(data);
+  if (choice) return choice.mime;
   const keys = Object.keys(data);
   return keys.length ? keys[0] : null;
 }
 
-/** The line the server puts where it dropped the middle of a long stream (session/outputs.py). */
-const DROPPED_MARKER = /^\[… [\d,]+ lines \([\d,]+ characters\) of output dropped …\]\n?/m;
-
-function textBlock(text: string, className: string): HTMLElement {
-  const pre = document.createElement("pre");
-  pre.className = className;
-  const marker = hasAnsi(text) ? null : DROPPED_MARKER.exec(text);
-  if (marker) {
-    const note = document.createElement("span");
-    note.className = "output-dropped";
-    note.dataset.testid = "output-dropped";
-    note.textContent = marker[0];
-    pre.append(text.slice(0, marker.index), note, text.slice(marker.index + marker[0].length));
-  } else if (hasAnsi(text)) pre.innerHTML = ansiToHtml(text);
-  else pre.textContent = text;
-  if (countLines(text, SCROLL_LINES) >= SCROLL_LINES) pre.classList.add("scrolled");
-  return pre;
-}
-
-function countLines(text: string, limit: number): number {
-  let count = 0;
-  let at = text.indexOf("\n");
-  while (at !== -1 && count < limit) {
-    count += 1;
-    at = text.indexOf("\n", at + 1);
-  }
-  return count;
-}
-
-function renderMime(mime: string, value: unknown): HTMLElement {
+function renderBundle(output: Output, extras: OutputExtras): { element: HTMLElement | null; keep: boolean } {
+  const data = (output.data ?? {}) as Record<string, unknown>;
+  const metadata = (output.metadata ?? {}) as Record<string, unknown>;
+  const choice = chooseRenderer(data);
+  const mime = choice?.mime ?? Object.keys(data)[0];
+  if (mime === undefined) return { element: null, keep: false };
+  const context = { mime, value: data[mime], data, metadata, output, extras };
+  const inner = choice ? choice.spec.render(context) : renderText(data[mime]); // unknown type: as text
+  if (!inner) return { element: null, keep: false };
   const div = document.createElement("div");
   div.className = "output-mime";
   div.dataset.mime = mime;
-  switch (mime) {
-    case "text/html":
-      div.innerHTML = sanitizeHtml(joinText(value));
-      return div;
-    case "image/svg+xml": {
-      const img = document.createElement("img");
-      img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(joinText(value))}`;
-      img.alt = "SVG output";
-      div.appendChild(img);
-      return div;
-    }
-    case "image/png":
-    case "image/jpeg":
-    case "image/gif": {
-      const img = document.createElement("img");
-      img.src = `data:${mime};base64,${joinText(value).replace(/\s+/g, "")}`;
-      img.alt = "image output";
-      div.appendChild(img);
-      return div;
-    }
-    case "text/markdown":
-      div.classList.add("markdown-body");
-      div.innerHTML = renderMarkdown(joinText(value));
-      return div;
-    case "application/json":
-      div.appendChild(jsonTree(value));
-      return div;
-    default:
-      div.appendChild(textBlock(joinText(value), "output-text"));
-      return div;
-  }
+  div.dataset.outputType = output.output_type;
+  div.appendChild(inner);
+  return { element: div, keep: !!choice?.spec.keep };
 }
 
-/** application/json as a collapsible tree (as JupyterLab shows it): the top level open, deeper levels
- * closed and built only when first opened, so a large document costs nothing until explored. */
-export function jsonTree(value: unknown): HTMLElement {
-  if (typeof value === "string") {
-    try {
-      value = JSON.parse(value); // older notebooks keep JSON as text
-    } catch {
-      // shown as the string it is
-    }
-  }
-  const root = document.createElement("div");
-  root.className = "json-tree";
-  root.dataset.testid = "json-tree";
-  root.appendChild(jsonNode(null, value, true));
-  return root;
+export function renderOutput(output: Output, extras: OutputExtras = {}): HTMLElement | null {
+  return render(output, extras).element;
 }
 
-function jsonNode(key: string | null, value: unknown, open = false): HTMLElement {
-  const label = (): DocumentFragment => {
-    const fragment = document.createDocumentFragment();
-    if (key !== null) fragment.append(span("json-key", `${key}: `));
-    return fragment;
-  };
-  if (value === null || typeof value !== "object") {
-    const leaf = document.createElement("div");
-    const kind = value === null ? "null" : typeof value;
-    leaf.append(label(), span(`json-${kind}`, JSON.stringify(value) ?? String(value)));
-    return leaf;
-  }
-  const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((item, i) => [String(i), item])
-    : Object.entries(value as Record<string, unknown>);
-  const details = document.createElement("details");
-  details.dataset.testid = "json-node";
-  const summary = document.createElement("summary");
-  const [openBracket, closeBracket] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  const noun = Array.isArray(value) ? "item" : "key";
-  const count = `${entries.length} ${noun}${entries.length === 1 ? "" : "s"}`;
-  summary.append(label(), `${openBracket}`, span("json-summary", ` ${count} `), closeBracket);
-  details.appendChild(summary);
-  let built = false;
-  const build = () => {
-    if (built) return;
-    built = true;
-    for (const [childKey, child] of entries) details.appendChild(jsonNode(childKey, child));
-  };
-  details.addEventListener("toggle", () => details.open && build());
-  if (open) {
-    details.open = true;
-    build();
-  }
-  return details;
-}
-
-function span(className: string, text: string): HTMLSpanElement {
-  const element = document.createElement("span");
-  element.className = className;
-  element.textContent = text;
-  return element;
-}
-
-export function renderOutput(output: Output): HTMLElement | null {
+function render(output: Output, extras: OutputExtras): { element: HTMLElement | null; keep: boolean } {
   switch (output.output_type) {
     case "stream": {
       const name = output.name === "stderr" ? "stderr" : "stdout";
       const pre = textBlock(joinText(output.text), `output-stream ${name}`);
       pre.dataset.stream = name;
-      return pre;
+      return { element: pre, keep: false };
     }
     case "execute_result":
-    case "display_data": {
-      const data = (output.data ?? {}) as Record<string, unknown>;
-      const mime = pickMime(data);
-      if (!mime) return null;
-      const element = renderMime(mime, data[mime]);
-      element.dataset.outputType = output.output_type;
-      return element;
-    }
+    case "display_data":
+      return renderBundle(output, extras);
     case "error": {
       const traceback = output.traceback?.length
         ? output.traceback.join("\n")
         : `${output.ename ?? "Error"}: ${output.evalue ?? ""}`;
       const pre = textBlock(traceback, "output-error");
       pre.dataset.outputType = "error";
-      return pre;
+      return { element: pre, keep: false };
     }
     default:
-      return null;
+      return { element: null, keep: false };
   }
 }
 
-export interface OutputExtras {
-  /** Something to show after an error output (a code cell's Fix button), or nothing. */
-  errorAction?: (output: Output) => HTMLElement | null;
+function keepable(output: Output): boolean {
+  if (output.output_type !== "display_data" && output.output_type !== "execute_result") return false;
+  return !!chooseRenderer((output.data ?? {}) as Record<string, unknown>)?.spec.keep;
 }
 
-/** Replace the contents of `area` with `outputs`. */
+/** What each kept element (a frame) was drawn from, to reuse it while its output stays the same. */
+const drawnFrom = new WeakMap<Element, string>();
+
+/** Replace the contents of `area` with `outputs`, keeping unchanged frames where they are. */
 export function renderOutputs(area: HTMLElement, outputs: Output[], extras: OutputExtras = {}): void {
-  const fragment = document.createDocumentFragment();
+  const kept = Array.from(area.children).filter((child) => drawnFrom.has(child));
+  let next = 0; // kept elements are matched in order, so none has to move
+  const nodes: Element[] = [];
   for (const output of outputs) {
-    const element = renderOutput(output);
-    if (element) {
-      element.classList.add("output");
-      fragment.appendChild(element);
-      const action = output.output_type === "error" ? extras.errorAction?.(output) : null;
-      if (action) fragment.appendChild(action);
+    const key = keepable(output) ? JSON.stringify(output) : null;
+    const reuse = key === null ? -1 : kept.findIndex((child, i) => i >= next && drawnFrom.get(child) === key);
+    if (reuse !== -1) {
+      next = reuse + 1;
+      nodes.push(kept[reuse]);
+      continue;
     }
+    const { element, keep } = render(output, extras);
+    if (!element) continue;
+    element.classList.add("output");
+    if (keep && key !== null) drawnFrom.set(element, key);
+    nodes.push(element);
+    const action = output.output_type === "error" ? extras.errorAction?.(output) : null;
+    if (action) nodes.push(action);
   }
-  area.replaceChildren(fragment);
+  const wanted = new Set(nodes);
+  for (const child of Array.from(area.children)) if (!wanted.has(child)) child.remove();
+  let cursor = area.firstElementChild;
+  for (const node of nodes) {
+    if (node === cursor) cursor = node.nextElementSibling;
+    else area.insertBefore(node, cursor); // new nodes only: kept ones are already in order
+  }
 }

@@ -137,6 +137,12 @@ export interface EditCancel extends Base {
   type: "edit_cancel";
   ref: string;
 }
+/** Install `package` into the kernel's interpreter (the Install button on a ModuleNotFoundError). */
+export interface InstallPackage extends Base {
+  type: "install_package";
+  cell_id: string;
+  package: string;
+}
 export interface Ping extends Base {
   type: "ping";
 }
@@ -167,7 +173,36 @@ export type ClientMessage =
   | CancelDownload
   | EditRequest
   | EditCancel
+  | InstallPackage
+  | CommOpen
+  | CommMsg
+  | CommClose
+  | CommInfoRequest
   | Ping;
+
+/** A comm message for the kernel (ipywidgets). `msg_id` is this tab's own: the kernel's echo_update and
+ * the server's `comm_done` name it. Buffers are base64. */
+interface CommBase extends Base {
+  msg_id: string;
+  comm_id: string;
+  data: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  buffers?: string[];
+}
+export interface CommOpen extends CommBase {
+  type: "comm_open";
+  target_name: string;
+}
+export interface CommMsg extends CommBase {
+  type: "comm_msg";
+}
+export interface CommClose extends CommBase {
+  type: "comm_close";
+}
+export interface CommInfoRequest extends Base {
+  type: "comm_info_request";
+  target_name?: string | null;
+}
 
 // ---- server -> client ----------------------------------------------------------------------
 
@@ -204,6 +239,8 @@ export interface KernelInfo {
   name: string;
   display_name: string;
   reason: string | null;
+  /** A local Python kernel with pip or uv: a ModuleNotFoundError gets an Install button. */
+  can_install?: boolean;
 }
 
 export interface KernelSpecInfo {
@@ -226,6 +263,37 @@ export interface Snapshot {
   kernel: KernelInfo;
   kernelspecs: KernelSpecInfo[];
   save: SaveInfo;
+  /** The widget models the session keeps (Jupyter's widget-state format); `live`: the kernel has it. */
+  widgets?: Record<string, WidgetModelState>;
+}
+export interface WidgetModelState {
+  model_name: string;
+  model_module: string;
+  model_module_version: string;
+  state: Record<string, unknown>;
+  buffers?: { path: (string | number)[]; data: string; encoding: "base64" | "hex" }[];
+  live: boolean;
+}
+/** The kernel's comm messages, relayed to every tab. `parent_msg_id`: the request that caused it ("" for
+ * the server's own, e.g. an Output widget's captured outputs). */
+export interface CommEvent {
+  type: "comm_open" | "comm_msg" | "comm_close";
+  comm_id: string;
+  target_name?: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  buffers: string[];
+  parent_msg_id: string;
+}
+/** The kernel handled this tab's comm message `msg_id`. */
+export interface CommDone {
+  type: "comm_done";
+  msg_id: string;
+}
+export interface CommInfoReply {
+  type: "comm_info_reply";
+  ref: string;
+  comms: Record<string, { target_name: string }>;
 }
 export interface CellInserted {
   type: "cell_inserted";
@@ -439,6 +507,17 @@ export interface CompletionStats {
     server_p95_ms: number | null;
   };
 }
+/** pip's (or uv's) output while installing a package for `cell_id`, to every tab: `text` is the whole log
+ * so far; the last message has `done`, and `ok` when it worked. A refusal: one failed message, to the asker. */
+export interface InstallProgress {
+  type: "install_progress";
+  ref: string | null;
+  cell_id: string;
+  package: string;
+  text: string;
+  done: boolean;
+  ok: boolean;
+}
 export interface Pong {
   type: "pong";
   ref: string | null;
@@ -447,6 +526,16 @@ export interface ErrorMessage {
   type: "error";
   ref: string | null;
   message: string;
+}
+/** The notebook was renamed or moved (here or in the file browser): the tab follows `path`. */
+export interface NotebookRenamed {
+  type: "notebook_renamed";
+  path: string;
+}
+/** The notebook's file was deleted: nothing saves any more; the tab keeps its text for copying. */
+export interface NotebookDeleted {
+  type: "notebook_deleted";
+  path: string;
 }
 /** The notebook cannot be opened; the socket closes after it. */
 export interface Fatal {
@@ -478,9 +567,47 @@ export type ServerMessage =
   | EditProposal
   | EditError
   | CompletionStats
+  | InstallProgress
   | Pong
   | ErrorMessage
+  | NotebookRenamed
+  | NotebookDeleted
+  | CommEvent
+  | CommDone
+  | CommInfoReply
   | Fatal;
 
 /** Replies that answer a request by its `ref`. */
-export type ReplyMessage = CompleteReply | InspectReply | Pong | ErrorMessage;
+export type ReplyMessage = CompleteReply | InspectReply | CommInfoReply | Pong | ErrorMessage;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === "string");
+
+/** A comm message from the server, checked field by field (its content is the kernel's, so untrusted):
+ * the message, or null when it is malformed. */
+export function readCommEvent(message: ServerMessage): CommEvent | CommDone | null {
+  const m = message as unknown as Record<string, unknown>;
+  if (m.type === "comm_done") return typeof m.msg_id === "string" ? (message as CommDone) : null;
+  if (m.type !== "comm_open" && m.type !== "comm_msg" && m.type !== "comm_close") return null;
+  if (typeof m.comm_id !== "string" || !isObject(m.data) || !isObject(m.metadata) || !isStrings(m.buffers)) return null;
+  if (typeof m.parent_msg_id !== "string" || (m.type === "comm_open" && typeof m.target_name !== "string")) return null;
+  return message as CommEvent;
+}
+
+/** The snapshot's widget models that are well formed (the others are left out). */
+export function readWidgetModels(value: unknown): Record<string, WidgetModelState> {
+  const models: Record<string, WidgetModelState> = {};
+  if (!isObject(value)) return models;
+  for (const [id, model] of Object.entries(value)) {
+    if (!isObject(model) || !isObject(model.state) || typeof model.live !== "boolean") continue;
+    if (typeof model.model_name !== "string" || typeof model.model_module !== "string") continue;
+    if (typeof model.model_module_version !== "string") continue;
+    const buffers = model.buffers ?? [];
+    const goodBuffers = Array.isArray(buffers) && buffers.every((b) => isObject(b) && Array.isArray(b.path) && typeof b.data === "string");
+    if (!goodBuffers) continue;
+    models[id] = model as unknown as WidgetModelState;
+  }
+  return models;
+}

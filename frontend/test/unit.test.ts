@@ -11,8 +11,13 @@ import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
 import "./editing.test";
+import "./install.test";
+import "./math.test";
 import "./ghost-text.test";
+import "./notebook-ux.test";
+import "./outputs.test";
 import "./source-sync.test";
+import "./widgets.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";

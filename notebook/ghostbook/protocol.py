@@ -189,6 +189,50 @@ class EditCancel(_Message):
     ref: str = Field(min_length=1, max_length=64)
 
 
+class InstallPackage(_Message):
+    """Install the distribution `package` into the kernel's interpreter (the Install button on a cell's
+    ModuleNotFoundError); progress goes to every tab as `install_progress` for `cell_id`."""
+
+    type: Literal["install_package"]
+    cell_id: CellId
+    package: str = Field(min_length=1, max_length=100)
+
+
+CommId = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
+Base64 = Annotated[str, Field(max_length=4_000_000, pattern=r"^[A-Za-z0-9+/]*={0,2}$")]
+
+
+class _Comm(_Message):
+    """A comm message for the kernel (the Jupyter comm protocol, as ipywidgets speaks it). `msg_id` is
+    the tab's: the kernel's echo and idle status for it name it. `buffers` are base64."""
+
+    msg_id: CommId
+    comm_id: CommId
+    data: dict[str, Any] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    buffers: list[Base64] = Field(default_factory=list, max_length=64)
+
+
+class CommOpen(_Comm):
+    type: Literal["comm_open"]
+    target_name: str = Field(min_length=1, max_length=200)
+
+
+class CommMsg(_Comm):
+    type: Literal["comm_msg"]
+
+
+class CommClose(_Comm):
+    type: Literal["comm_close"]
+
+
+class CommInfoRequest(_Message):
+    """The kernel's open comms (of `target_name`, or all): answered by `comm_info_reply`."""
+
+    type: Literal["comm_info_request"]
+    target_name: str | None = Field(default=None, max_length=200)
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -219,6 +263,11 @@ ClientMessage = Annotated[
     | CancelDownload
     | EditRequest
     | EditCancel
+    | InstallPackage
+    | CommOpen
+    | CommMsg
+    | CommClose
+    | CommInfoRequest
     | Ping,
     Field(discriminator="type"),
 ]
@@ -260,11 +309,14 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # code, so they need no validation on the way out). Shapes:
 #
 # snapshot      {type, client_id, revision, path, notebook: {cells: [Cell], metadata},
-#                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo}
+#                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo,
+#                widgets: {model_id: WidgetModel}}
+#   WidgetModel {model_name, model_module, model_module_version, state, buffers?: [{path, data, encoding}],
+#                live: bool}   (Jupyter's widget-state format; live: the kernel has it, else it shows as saved)
 #   Cell        {id, cell_type, source, outputs: [nbformat output dict], execution_count: int|null,
 #                state: "idle"|"queued"|"running", metadata, attachments: {name: {mime: base64}}}
 #   KernelInfo  {status: "starting"|"idle"|"busy"|"dead"|"restarting", name, display_name,
-#                reason: str|null}
+#                reason: str|null, can_install: bool}   (can_install: a local Python kernel with pip or uv)
 #   SaveInfo    {status: "saved"|"dirty"|"saving"|"error", message: str|null}
 # cell_inserted {type, revision, origin, index, cell: Cell}
 # cells_deleted {type, revision, origin, cell_ids}
@@ -302,9 +354,21 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 so far (the whole cell without a selection; a selection widened to whole lines).
 # edit_error    {type, ref, message, reason: "no_model"|"empty"|"no_code"|"model"|"cell_gone"|"no_fix"}
 # edit_model_status {type, model: ModelStatus}   (the edit model's: after each `settings` reply, and on change)
+# install_progress {type, ref, cell_id, package, text, done, ok}   (to every tab; `text` is pip's whole output
+#                 so far; the last has done=true, ok: it succeeded. A refusal is one done, failed message
+#                 to the requesting tab only)
 # pong          {type, ref}
 # error         {type, ref, message}
+# notebook_renamed {type, path}   (renamed or moved, here or in the file browser: the tab follows `path`)
+# notebook_deleted {type, path}   (the file was deleted: nothing saves any more; the tab keeps its text)
 # fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
+# comm_open     {type, comm_id, target_name, data, metadata, buffers: [base64], parent_msg_id}
+# comm_msg      {type, comm_id, data, metadata, buffers: [base64], parent_msg_id}
+# comm_close    {type, comm_id, data, metadata, buffers: [base64], parent_msg_id}
+#                 (the kernel's comm messages, to every tab; parent_msg_id: the request that caused it, ""
+#                 for the session's own: an Output widget's captured outputs; a tab's comm_close to the others)
+# comm_done     {type, msg_id}   (the kernel handled the tab's comm message msg_id: ipywidgets' throttle)
+# comm_info_reply {type, ref, comms: {comm_id: {target_name}}}
 
 
 def json_dumps(message: dict[str, Any]) -> str:

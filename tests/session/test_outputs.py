@@ -110,3 +110,24 @@ def test_alternating_stdout_and_stderr_are_capped_too() -> None:
     assert len(shown) == MAX_OUTPUTS
     assert shown[0]["text"] == "0\n" and shown[-1]["text"] == f"{MAX_OUTPUTS * 5 - 1}\n"
     assert outputs.dropped_outputs == MAX_OUTPUTS * 4
+
+
+def test_json_values_under_text_mime_types_become_json_text_so_the_notebook_stays_valid() -> None:
+    import json
+
+    import nbformat
+
+    spec = {"mark": "bar", "data": {"values": [{"a": 1}]}}
+    outputs = CellOutputs()
+    outputs.add("execute_result", {"execution_count": 1, "metadata": {}, "data": {
+        "application/vnd.vegalite.v6.json": spec,  # altair 6's mimetype renderer
+        "application/vnd.plotly.v1+json": {"data": []},  # +json: any JSON, kept as it is
+        "application/json": [1, 2],
+        "text/plain": ["<VegaLite 6 object>"],
+    }})
+    data = outputs.to_json()[0]["data"]
+    assert json.loads(data["application/vnd.vegalite.v6.json"]) == spec
+    assert data["application/vnd.plotly.v1+json"] == {"data": []} and data["application/json"] == [1, 2]
+    assert data["text/plain"] == ["<VegaLite 6 object>"]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("chart", outputs=outputs.to_json())])
+    nbformat.validate(notebook)

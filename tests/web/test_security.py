@@ -99,6 +99,27 @@ def test_static_files_are_revalidated(server: RunningServer) -> None:
     assert response.status_code == 200 and response.headers["cache-control"] == "no-cache"
 
 
+def test_only_the_output_renderers_scripts_load_without_the_token(server: RunningServer) -> None:
+    """A sandboxed output frame has an opaque origin and sends no cookie: its <script src> reaches the
+    renderer bundles and BokehJS without the token. Nothing else does, not by `..` either."""
+    def get(path: str) -> httpx.Response:
+        return httpx.get(server.base + path)
+
+    for path in ["/static/build/frames/runtime.js", "/static/build/frames/plotly.js", "/static/build/frames/vega.js",
+                 "/static/bokeh/bokeh.min.js"]:
+        response = get(path)
+        assert response.status_code in (200, 404), path  # 404: not built / bokeh not installed, but not 403
+        assert "token" not in response.text[:200], path
+        if response.status_code == 200:  # a classic script: no CORS needed, none given
+            assert response.headers["content-type"].startswith("text/javascript"), path
+            assert "access-control-allow-origin" not in response.headers, path
+    for path in ["/static/build/main.js", "/static/index.html", "/static/build/frames/../main.js",
+                 "/static/build/frames/%2e%2e/main.js", "/static/bokeh/../index.html", "/static/build/frames"]:
+        assert get(path).status_code == 403, path
+    assert httpx.post(server.base + "/static/build/frames/runtime.js").status_code == 403
+    assert _ws_status(server, "null", server.token) == 403  # an output frame's websocket, token or not
+
+
 def test_foreign_cookies_that_simplecookie_rejects_do_not_lock_out(server: RunningServer) -> None:
     ours = f"ghostbook-token-{server.port}={server.token}"
     for foreign in ['a=b c', 'j={"x": 1, "y": [2]}', 'q="unbalanced', 'w=x;;; =; ;v']:

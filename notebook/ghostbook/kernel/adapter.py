@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import zmq
@@ -22,9 +22,11 @@ from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import AsyncKernelManager
 
+from .comms import CommTracker, check_comm
 from .death import death_reason, describe_exit
 from .errors import KernelNotRunning, KernelStartError
 from .events import KernelEvent, KernelState, StatusChanged, StdinRequested
+from .memory import MemoryWatch
 from .runs import RunTracker
 from .watch import wait_for_exit
 
@@ -58,9 +60,11 @@ class KernelAdapter:
         self._client: AsyncKernelClient | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._runs = RunTracker(self._emit)
+        self._comms = CommTracker(self._emit)
         self._closed = False
         self._message_count = 0
         self._lifecycle = asyncio.Lock()
+        self._memory: MemoryWatch | None = None  # the running kernel's size, for its death message
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -151,6 +155,25 @@ class KernelAdapter:
         _rearm(client.shell_channel)
         return await self._runs.wait_reply(msg_id, REPLY_TIMEOUT)
 
+    def send_comm(self, msg_type: str, content: dict[str, Any], *, msg_id: str,
+                  metadata: dict[str, Any] | None = None, buffers: Sequence[bytes] = ()) -> None:
+        """Send a comm message (comm_open, comm_msg, comm_close) under `msg_id`; `CommDone(msg_id)`
+        follows once the kernel has handled it."""
+        check_comm(msg_type, content)
+        client = self._running_client()
+        msg = client.session.msg(msg_type, content, metadata=metadata)
+        msg["header"]["msg_id"] = msg["msg_id"] = msg_id  # the page's: the kernel's echo_update names it
+        self._comms.sent(msg_id)
+        client.session.send(client.shell_channel.socket, msg, buffers=list(buffers))
+        _rearm(client.shell_channel)
+
+    async def comm_info(self, target_name: str | None = None) -> dict[str, Any]:
+        """comm_info_reply content: the kernel's open comms, `{"comms": {comm_id: {"target_name"}}}`."""
+        client = self._running_client()
+        msg_id = client.comm_info(target_name)
+        _rearm(client.shell_channel)
+        return await self._runs.wait_reply(msg_id, REPLY_TIMEOUT)
+
     async def run_silent(
         self,
         code: str,
@@ -238,11 +261,14 @@ class KernelAdapter:
             client.stop_channels()
             raise
         self._client = client
+        pid = self.kernel_pid
+        self._memory = MemoryWatch(pid) if pid is not None else None
         self._tasks = [
             asyncio.create_task(self._read(client.iopub_channel, self._on_iopub), name="kernel-iopub"),
             asyncio.create_task(self._read(client.shell_channel, self._runs.on_shell), name="kernel-shell"),
             asyncio.create_task(self._read(client.stdin_channel, self._on_stdin), name="kernel-stdin"),
             asyncio.create_task(self._watch(), name="kernel-watch"),
+            *([asyncio.create_task(self._memory.run(), name="kernel-memory")] if self._memory else []),
         ]
         self._set_state("idle")
 
@@ -257,6 +283,7 @@ class KernelAdapter:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         client, self._client = self._client, None
+        self._comms.clear()
         if client is not None:
             self._message_count = client.session.message_count
             client.stop_channels()
@@ -274,6 +301,8 @@ class KernelAdapter:
                 log.exception("failed to handle %s message", msg.get("msg_type"))
 
     def _on_iopub(self, msg: dict[str, Any]) -> None:
+        if self._comms.on_iopub(msg):
+            return
         if msg["msg_type"] == "status":
             state = msg["content"].get("execution_state", "")
             if state == "idle":
@@ -293,8 +322,9 @@ class KernelAdapter:
         assert self._km is not None and self._km.provisioner is not None
         code = await wait_for_exit(self._km.provisioner)
         await asyncio.sleep(DEATH_GRACE)
-        self._runs.fail_all(death_reason(code))
-        self._set_state("dead", describe_exit(code))
+        memory = self._memory.evidence() if self._memory is not None else None
+        self._runs.fail_all(death_reason(code, memory))
+        self._set_state("dead", describe_exit(code, memory))
 
     async def _discard_kernel(self, exc: Exception) -> str:
         """Disconnect from and stop a kernel that failed to start; return what went wrong."""

@@ -60,4 +60,29 @@ class StdinRequested:
     password: bool
 
 
-KernelEvent = StatusChanged | ExecutionStarted | Output | ExecutionFinished | StdinRequested
+COMM_TYPES = frozenset({"comm_open", "comm_msg", "comm_close"})
+
+
+@dataclass(frozen=True)
+class CommMessage:
+    """A comm message from the kernel (iopub comm_open, comm_msg or comm_close: ipywidgets and other
+    frontend extensions). `msg_id` is its parent request's (the comm message or execution that caused
+    it, "" if none); `content` holds comm_id, data (and target_name for comm_open); `buffers` are its
+    binary buffers, in order."""
+
+    msg_id: str
+    msg_type: Literal["comm_open", "comm_msg", "comm_close"]
+    content: dict[str, Any]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    buffers: tuple[bytes, ...] = ()
+
+
+@dataclass(frozen=True)
+class CommDone:
+    """The kernel finished handling comm message `msg_id` that we sent (its iopub status went idle):
+    a widget frontend sends its next update only then (ipywidgets' throttle)."""
+
+    msg_id: str
+
+
+KernelEvent = StatusChanged | ExecutionStarted | Output | ExecutionFinished | StdinRequested | CommMessage | CommDone

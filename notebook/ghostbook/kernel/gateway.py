@@ -2,8 +2,9 @@
 
 Lifecycle goes through the gateway's REST API (`gateway_client`); messages go through the kernel's
 `/api/kernels/{id}/channels` websocket as JSON objects with a `channel` field, their headers made
-by jupyter_client's `Session`. Replies and iopub messages feed the same `RunTracker` as local
-kernels, so sessions see the same `KernelEvent`s.
+by jupyter_client's `Session` (a message with buffers, a widget's, is a binary frame: `gateway_frames`).
+Replies and iopub messages feed the same `RunTracker` and `CommTracker` as local kernels, so sessions
+see the same `KernelEvent`s.
 
 Why not jupyter_server's `GatewayKernelManager`: it reads its settings from jupyter_server's
 application config (a `GatewayClient` singleton), needs jupyter_server at run time, and emulates
@@ -27,7 +28,7 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from jupyter_client.jsonutil import json_default
@@ -35,9 +36,11 @@ from jupyter_client.session import Session
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from .comms import CommTracker, check_comm
 from .errors import KernelNotRunning, KernelStartError
 from .events import KernelEvent, KernelState, StatusChanged, StdinRequested
 from .gateway_client import GatewayClient, GatewayConfig, GatewayError, KernelGone, specs_list
+from .gateway_frames import FrameError, pack, unpack
 from .runs import RunTracker
 
 __all__ = ["GatewayKernelAdapter"]
@@ -71,10 +74,11 @@ class GatewayKernelAdapter:
         self._rest = GatewayClient(gateway)
         self._session = Session(key=b"", username="ghostbook")  # one Session: msg_ids never repeat
         self._ws: ClientConnection | None = None
-        self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._outbox: asyncio.Queue[str | bytes] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._watch: asyncio.Task[None] | None = None
         self._runs = RunTracker(self._emit)
+        self._comms = CommTracker(self._emit)
         self._closed = False
         self._lifecycle = asyncio.Lock()
         self._nudge: str | None = None  # the kernel_info request whose iopub status `_wait_ready` awaits
@@ -162,6 +166,19 @@ class GatewayKernelAdapter:
                             {"code": code, "cursor_pos": cursor_pos, "detail_level": detail_level})
         return await self._reply(msg_id, "inspect")
 
+    def send_comm(self, msg_type: str, content: dict[str, Any], *, msg_id: str,
+                  metadata: dict[str, Any] | None = None, buffers: Sequence[bytes] = ()) -> None:
+        """Send a comm message (comm_open, comm_msg, comm_close) under `msg_id` (a binary frame when it has
+        buffers); `CommDone(msg_id)` follows once the kernel has handled it."""
+        check_comm(msg_type, content)
+        self._comms.sent(msg_id)
+        self._send("shell", msg_type, content, msg_id=msg_id, metadata=metadata, buffers=buffers)
+
+    async def comm_info(self, target_name: str | None = None) -> dict[str, Any]:
+        """comm_info_reply content: the kernel's open comms, `{"comms": {comm_id: {"target_name"}}}`."""
+        msg_id = self._send("shell", "comm_info_request", {} if target_name is None else {"target_name": target_name})
+        return await self._reply(msg_id, "comm_info")
+
     async def run_silent(
         self,
         code: str,
@@ -176,12 +193,16 @@ class GatewayKernelAdapter:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _send(self, channel: str, msg_type: str, content: dict[str, Any], *, check: bool = True) -> str:
+    def _send(self, channel: str, msg_type: str, content: dict[str, Any], *, check: bool = True,
+              msg_id: str | None = None, metadata: dict[str, Any] | None = None,
+              buffers: Sequence[bytes] = ()) -> str:
         if check and (self._ws is None or self.state in ("dead", "restarting", "starting") or self._closed):
             raise KernelNotRunning(f"The kernel is not running (state: {self.state})")
-        msg = self._session.msg(msg_type, content)
+        msg = self._session.msg(msg_type, content, metadata=metadata)
+        if msg_id is not None:
+            msg["header"]["msg_id"] = msg["msg_id"] = msg_id
         msg["channel"] = channel
-        self._outbox.put_nowait(json.dumps(msg, default=json_default))
+        self._outbox.put_nowait(pack(msg, buffers) if buffers else json.dumps(msg, default=json_default))
         return str(msg["header"]["msg_id"])
 
     async def _reply(self, msg_id: str, what: str) -> dict[str, Any]:
@@ -278,6 +299,7 @@ class GatewayKernelAdapter:
             self._set_state("idle")
 
     async def _disconnect(self) -> None:
+        self._comms.clear()
         ws, self._ws = self._ws, None
         tasks, self._tasks = self._tasks, []
         for task in tasks:
@@ -316,10 +338,10 @@ class GatewayKernelAdapter:
         try:
             async for raw in ws:
                 quick_ack()
-                if isinstance(raw, bytes):  # binary frames carry buffers (widgets): not used here
-                    continue
                 try:
-                    self._handle(json.loads(raw))
+                    self._handle(unpack(raw) if isinstance(raw, bytes) else json.loads(raw))  # bytes: with buffers
+                except FrameError as exc:
+                    log.warning("dropped a binary frame from the gateway: %s", exc)
                 except Exception:
                     log.exception("failed to handle a gateway message")
         except ConnectionClosed:
@@ -344,6 +366,8 @@ class GatewayKernelAdapter:
     def _on_iopub(self, msg: dict[str, Any]) -> None:
         if self._nudge is not None and msg["parent_header"].get("msg_id") == self._nudge:
             self._nudged.set()
+        if self._comms.on_iopub(msg):
+            return
         if msg["msg_type"] != "status":
             self._runs.on_iopub(msg)
             return

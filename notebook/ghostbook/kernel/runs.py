@@ -75,10 +75,14 @@ class RunTracker:
                 self._finish(parent, run)
 
     def on_iopub(self, msg: dict[str, Any]) -> None:
-        """An iopub message arrived; only those whose parent is a tracked execution matter."""
+        """An iopub message arrived: its execution's events, or an `Output` of no tracked execution."""
         parent = msg["parent_header"].get("msg_id")
         run = self._runs.get(parent)
         if run is None:
+            # Not a cell's: e.g. printed by a widget's callback, which a comm message ran. Reported all the
+            # same: an Output widget may be capturing it, and a display update may name a shown output.
+            if msg["msg_type"] in OUTPUT_TYPES:
+                self._emit(Output(parent or "", msg["msg_type"], msg["content"]))
             return
         msg_type = msg["msg_type"]
         content = msg["content"]

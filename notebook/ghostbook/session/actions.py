@@ -8,9 +8,10 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Broadcast:
-    """Send `message` to every client of the session."""
+    """Send `message` to every client of the session (but `skip`, when given)."""
 
     message: dict[str, Any]
+    skip: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,31 @@ class SendStdin:
 
 @dataclass(frozen=True)
 class DocumentChanged:
-    """The document differs from the file: schedule an autosave."""
+    """The document differs from the file: schedule an autosave. `minor`: only widget state changed
+    (saved on the slower schedule of kernel-made changes)."""
+
+    minor: bool = False
+
+
+@dataclass(frozen=True)
+class SendComm:
+    """Send a comm message (comm_open, comm_msg, comm_close) to the kernel under `msg_id`."""
+
+    msg_type: str
+    content: dict[str, Any]
+    msg_id: str
+    metadata: dict[str, Any]
+    buffers: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class WidgetOutputsChanged:
+    """An Output widget captured output; the runtime sends its outputs to the tabs (throttled unless
+    `urgent`)."""
+
+    model_id: str
+    urgent: bool
 
 
 Action = (Broadcast | OutputsChanged | ExecuteCode | InterruptKernel | RestartKernel | StartKernel
-          | SendStdin | DocumentChanged)
+          | SendStdin | DocumentChanged | SendComm | WidgetOutputsChanged)

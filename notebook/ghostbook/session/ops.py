@@ -49,6 +49,7 @@ class KernelChosen:
     name: str
     display_name: str
     by_user: bool = False
+    can_install: bool = False  # packages can be installed into its interpreter (session/install.py)
 
 
 Operation = FromClient | FromKernel | ExecutionSent | ExecutionFailedToSend | KernelChosen

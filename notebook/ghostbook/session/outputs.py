@@ -9,6 +9,8 @@ saved file alike, as in Jupyter.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,10 +147,27 @@ class CellOutputs:
         found = False
         for item in self.items:
             if isinstance(item, RichOutput) and item.display_id == display_id:
-                item.output["data"] = content.get("data", {})
+                item.output["data"] = nbformat_data(content.get("data", {}))
                 item.output["metadata"] = content.get("metadata", {})
                 found = True
         return found
+
+
+JSON_MIME = re.compile(r"^application/(.*\+)?json$")
+
+
+def nbformat_data(data: dict[str, Any]) -> dict[str, Any]:
+    """A mime bundle as nbformat allows it: any JSON under `application/json` and `application/…+json`,
+    text elsewhere. A value of another type (altair 6 sends its spec as an object under
+    `application/vnd.vegalite.v6.json`) becomes JSON text, or the saved notebook would not open again."""
+    if all(JSON_MIME.match(mime) or _is_text(value) for mime, value in data.items()):
+        return data
+    return {mime: value if JSON_MIME.match(mime) or _is_text(value) else json.dumps(value)
+            for mime, value in data.items()}
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
 
 def _rich_output(msg_type: str, content: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
@@ -157,10 +176,10 @@ def _rich_output(msg_type: str, content: dict[str, Any]) -> tuple[dict[str, Any]
         output = {"output_type": "error", "ename": content.get("ename", ""),
                   "evalue": content.get("evalue", ""), "traceback": list(content.get("traceback", []))}
     elif msg_type == "execute_result":
-        output = {"output_type": "execute_result", "data": content.get("data", {}),
+        output = {"output_type": "execute_result", "data": nbformat_data(content.get("data", {})),
                   "metadata": content.get("metadata", {}),
                   "execution_count": content.get("execution_count")}
     else:
-        output = {"output_type": "display_data", "data": content.get("data", {}),
+        output = {"output_type": "display_data", "data": nbformat_data(content.get("data", {})),
                   "metadata": content.get("metadata", {})}
     return output, display_id

@@ -12,6 +12,7 @@ from typing import Any
 from ghostbook import protocol as p
 from ghostbook.kernel import events as k
 from ghostbook.session import actions as a
+from ghostbook.session import widgets as w
 from ghostbook.session.ops import (
     ExecutionFailedToSend,
     ExecutionSent,
@@ -43,6 +44,7 @@ def apply(data: NotebookData, op: Operation) -> list[a.Action]:
         return _finish_running(data, op.cell_id) + _clear_queue(data) + [a.Broadcast(p.error_message(op.reason))]
     if isinstance(op, KernelChosen):
         data.kernel.name, data.kernel.display_name = op.name, op.display_name
+        data.kernel.can_install = op.can_install
         actions: list[a.Action] = [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire()))]
         spec = data.metadata.get("kernelspec") or {}
         if spec.get("name") != op.name or spec.get("display_name") != op.display_name:
@@ -83,9 +85,11 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             return _clear_queue(data) + [a.RestartKernel()]
         case p.ChangeKernel():
             data.kernel.name, data.kernel.display_name, data.kernel.reason = msg.name, msg.name, None
+            data.kernel.can_install = False  # until the new kernel is known (KernelChosen)
             data.kernel.status = "starting"  # cells run now wait for the new kernel
             # the old kernel's events are dropped from now on: its running cell ends here
             stopped = _stop_running(data, f"The kernel was replaced by {msg.name!r}")
+            w.disconnect(data.widgets, data.all_outputs())
             return stopped + _clear_queue(data) + [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())),
                                                    a.StartKernel(msg.name)]
         case p.ClearOutputs():
@@ -93,6 +97,11 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             return _clear_outputs(data, [_cell(data, cell_id) for cell_id in ids])
         case p.StdinReply():
             return _stdin_reply(data, msg.value)
+        case p.CommOpen() | p.CommMsg() | p.CommClose():
+            try:
+                return w.client_comm(data.widgets, origin, msg)
+            except ValueError as exc:
+                raise OperationError(str(exc)) from None
     raise OperationError(f"{msg.type} is not a document operation")
 
 
@@ -275,6 +284,12 @@ def _stdin_reply(data: NotebookData, value: str) -> list[a.Action]:
 def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
     if isinstance(event, k.StatusChanged):
         return _kernel_status(data, event)
+    if isinstance(event, k.CommMessage):
+        return w.kernel_comm(data.widgets, event)
+    if isinstance(event, k.CommDone):
+        return w.comm_done(data.widgets, event)
+    if isinstance(event, k.Output) and (captured := w.capture(data.widgets, event)) is not None:
+        return captured  # an Output widget's, not the cell's
     cell_id = data.msg_cells.get(event.msg_id)
     cell = data.find(cell_id) if cell_id is not None else None
     if isinstance(event, k.ExecutionFinished):
@@ -361,6 +376,8 @@ def _kernel_status(data: NotebookData, event: k.StatusChanged) -> list[a.Action]
         data.kernel.status = event.state
     if event.state in ("starting", "restarting", "dead") or event.reason:
         data.kernel.reason = event.reason
+    if event.state in ("starting", "restarting", "dead"):
+        w.disconnect(data.widgets, data.all_outputs())  # the tabs show them disconnected on this status
     actions: list[a.Action] = []
     if data.kernel.status != previous or event.reason:
         actions.append(a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -17,7 +17,9 @@ from ghostbook import protocol as p
 from ghostbook.kernel.events import ExecutionFinished, KernelEvent, StatusChanged
 from ghostbook.session import actions as a
 from ghostbook.session import reducer
+from ghostbook.session import widgets as w
 from ghostbook.session.autosave import Autosaver
+from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
 from ghostbook.session.state import NotebookData
@@ -53,6 +55,9 @@ class Kernel(Protocol):
     async def complete(self, code: str, cursor_pos: int) -> dict[str, Any]: ...
     async def inspect(self, code: str, cursor_pos: int, detail_level: int = 0) -> dict[str, Any]: ...
     def send_stdin(self, value: str) -> None: ...
+    def send_comm(self, msg_type: str, content: dict[str, Any], *, msg_id: str,
+                  metadata: dict[str, Any] | None = None, buffers: Sequence[bytes] = ()) -> None: ...
+    async def comm_info(self, target_name: str | None = None) -> dict[str, Any]: ...
 
 
 KernelFactory = Callable[[Callable[[KernelEvent], None], str, str], Kernel]
@@ -71,10 +76,12 @@ class NotebookSession:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.autosaver = Autosaver(file_path, data.to_nbformat, self._on_save_status)
         self._throttle = OutputThrottle(self._send_outputs)
+        self._widget_throttle = OutputThrottle(self._send_widget_outputs)  # Output widgets' captured outputs
         self.closed = False
         self._completion: CompletionService | None = None  # created at the first completion message
         self._editing: EditService | None = None  # created at the first edit or settings message
         self._namespace: KernelNamespace | None = None
+        self.installer = PackageInstaller(self.broadcast)  # missing packages, one click
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -87,6 +94,8 @@ class NotebookSession:
         """Save, stop the kernel, and drop all clients."""
         self.closed = True
         self._throttle.cancel()
+        self._widget_throttle.cancel()
+        await self.installer.close()
         if self._completion is not None:
             await self._completion.close()
         if self._editing is not None:
@@ -140,6 +149,11 @@ class NotebookSession:
                     await self.editing.handle(client.id, message)
             case p.EditRequest() | p.EditCancel():
                 await self.editing.handle(client.id, message)
+            case p.CommInfoRequest():
+                await self._comm_info(client, message)
+            case p.InstallPackage():
+                self.installer.install(message.ref, message.cell_id, message.package,
+                                       lambda reply: self._reply(client, reply), self._after_install)
             case _:
                 edited = self.data.find(message.cell_id) if isinstance(message, p.SetSource) else None
                 before = edited.source if edited is not None else None
@@ -207,13 +221,13 @@ class NotebookSession:
     def _perform(self, action: a.Action, by_kernel: bool = False) -> None:
         match action:
             case a.Broadcast():
-                self.broadcast(action.message)
+                self.broadcast(action.message, skip=action.skip)
             case a.OutputsChanged():
                 self._throttle.changed(action.cell_id, action.urgent)
             case a.ExecuteCode():
                 self._execute(action.cell_id, action.code)
             case a.DocumentChanged():
-                self.autosaver.mark_dirty(by_kernel)
+                self.autosaver.mark_dirty(by_kernel or action.minor)
             case a.InterruptKernel():
                 self._spawn(self._interrupt_kernel())
             case a.RestartKernel():
@@ -223,6 +237,32 @@ class NotebookSession:
             case a.SendStdin():
                 if self.kernel is not None:
                     self.kernel.send_stdin(action.value)
+            case a.SendComm():
+                self._send_comm(action)
+            case a.WidgetOutputsChanged():
+                self._widget_throttle.changed(action.model_id, action.urgent)
+
+    def _send_comm(self, action: a.SendComm) -> None:
+        """A widget's message for the kernel; one that cannot go (no kernel, dead) is dropped: its widgets
+        show as disconnected already."""
+        try:
+            if self.kernel is None:
+                raise RuntimeError("the kernel is not running")
+            self.kernel.send_comm(action.msg_type, action.content, msg_id=action.msg_id,
+                                  metadata=action.metadata, buffers=action.buffers)
+        except Exception as exc:
+            log.info("comm message not sent: %s", exc)
+
+    async def _comm_info(self, client: Client, message: p.CommInfoRequest) -> None:
+        try:
+            if self.kernel is None or self.data.kernel.status not in ("idle", "busy"):
+                raise RuntimeError("the kernel is not running")
+            reply = await self.kernel.comm_info(message.target_name)
+        except Exception as exc:
+            self._reply(client, p.error_message(f"no comm info from the kernel: {exc}", message.ref))
+            return
+        comms = reply.get("comms") if isinstance(reply.get("comms"), dict) else {}
+        self._reply(client, p.event("comm_info_reply", ref=message.ref, comms=comms))
 
     def _execute(self, cell_id: str, code: str) -> None:
         if self.kernel is None:
@@ -253,15 +293,25 @@ class NotebookSession:
 
         kernel = self._kernel_factory(on_event, name, cwd)
         self.kernel = kernel
+        installer = asyncio.get_running_loop().create_task(installer_for(kernel))  # meanwhile: pip or uv?
         try:
             await kernel.start()
         except Exception as exc:
+            installer.cancel()
             log.warning("kernel %s failed to start: %s", name, exc)
             if self.kernel is kernel:
                 self.apply(FromKernel(StatusChanged("dead", f"the kernel could not start: {exc}")))
             return
+        command = await installer
         if self.kernel is kernel:
-            self.apply(KernelChosen(kernel.kernel_name, kernel.display_name, by_user))
+            self.installer.command = command
+            self.apply(KernelChosen(kernel.kernel_name, kernel.display_name, by_user, can_install=command is not None))
+
+    async def _after_install(self) -> None:
+        """A package was installed: the kernel forgets what it found missing (its import caches)."""
+        runner = self._silent_runner()
+        if runner is not None:
+            await runner.run_silent("import importlib as _i; _i.invalidate_caches(); del _i")
 
     async def _interrupt_kernel(self) -> None:
         """Interrupt; the reducer lets only a ready kernel through, but it may die or restart meanwhile."""
@@ -313,10 +363,11 @@ class NotebookSession:
 
     # ---- outgoing -------------------------------------------------------------------------------
 
-    def broadcast(self, message: dict[str, Any], key: str | None = None) -> None:
+    def broadcast(self, message: dict[str, Any], key: str | None = None, skip: str | None = None) -> None:
         text = json.dumps(message)
         for client in list(self.clients.values()):
-            client.send(text, key)
+            if client.id != skip:
+                client.send(text, key)
 
     def _reply(self, client: Client, message: dict[str, Any]) -> None:
         client.send(json.dumps(message))
@@ -331,6 +382,11 @@ class NotebookSession:
         if cell is not None:
             self.broadcast(p.event("cell_outputs", revision=self.data.revision, cell_id=cell_id,
                                    outputs=cell.outputs.to_json()), key=f"cell_outputs:{cell_id}")
+
+    def _send_widget_outputs(self, model_id: str) -> None:
+        model = self.data.widgets.models.get(model_id)
+        if model is not None:
+            self.broadcast(w.outputs_update(model_id, model), key=f"widget_outputs:{model_id}")
 
     def _on_save_status(self, status: dict[str, Any]) -> None:
         self.broadcast(p.event("save_status", save=status))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ghostbook.session.outputs import CellOutputs
+from ghostbook.session.widgets import WidgetStore
 
 CELL_KEYS = {"id", "cell_type", "source", "metadata", "outputs", "execution_count"}
 
@@ -64,10 +65,11 @@ class KernelInfo:
     name: str = ""
     display_name: str = ""
     reason: str | None = None
+    can_install: bool = False  # a local Python kernel with pip or uv: missing packages get an Install button
 
     def to_wire(self) -> dict[str, Any]:
         return {"status": self.status, "name": self.name, "display_name": self.display_name,
-                "reason": self.reason}
+                "reason": self.reason, "can_install": self.can_install}
 
 
 @dataclass
@@ -91,6 +93,7 @@ class NotebookData:
     deleted: list[list[tuple[int, Cell]]] = field(default_factory=list)  # undo stack
     stdin: StdinPrompt | None = None
     display_cells: dict[str, set[str]] = field(default_factory=dict)  # display_id -> cell ids
+    widgets: WidgetStore = field(default_factory=WidgetStore)  # saved in metadata.widgets
 
     @classmethod
     def from_nbformat(cls, path: str, notebook: dict[str, Any]) -> NotebookData:
@@ -98,12 +101,22 @@ class NotebookData:
         cells = [Cell.from_nbformat(cell, taken) for cell in notebook.get("cells", [])]
         spec = (notebook.get("metadata") or {}).get("kernelspec") or {}
         kernel = KernelInfo(name=str(spec.get("name") or ""), display_name=str(spec.get("display_name") or ""))
-        return cls(path=path, cells=cells, metadata=dict(notebook.get("metadata") or {}),
-                   nbformat_minor=max(5, int(notebook.get("nbformat_minor") or 5)), kernel=kernel)
+        metadata = dict(notebook.get("metadata") or {})
+        widgets = WidgetStore.from_metadata(metadata.pop("widgets", None))
+        return cls(path=path, cells=cells, metadata=metadata,
+                   nbformat_minor=max(5, int(notebook.get("nbformat_minor") or 5)), kernel=kernel, widgets=widgets)
 
     def to_nbformat(self) -> dict[str, Any]:
-        return {"cells": [cell.to_nbformat() for cell in self.cells], "metadata": self.metadata,
+        metadata = self.metadata
+        widgets = self.widgets.to_metadata(self.all_outputs())
+        if widgets is not None:
+            metadata = {**metadata, "widgets": widgets}
+        return {"cells": [cell.to_nbformat() for cell in self.cells], "metadata": metadata,
                 "nbformat": 4, "nbformat_minor": self.nbformat_minor}
+
+    def all_outputs(self) -> list[list[dict[str, Any]]]:
+        """Every code cell's outputs, as saved."""
+        return [cell.outputs.to_json() for cell in self.cells if cell.cell_type == "code"]
 
     def index_of(self, cell_id: str) -> int:
         for index, cell in enumerate(self.cells):
@@ -124,6 +137,7 @@ class NotebookData:
             "path": self.path,
             "notebook": {"cells": [cell.to_wire() for cell in self.cells], "metadata": self.metadata},
             "kernel": self.kernel.to_wire(),
+            "widgets": self.widgets.to_wire(),
             "stdin": None if stdin is None else {"cell_id": stdin.cell_id, "prompt": stdin.prompt,
                                                  "password": stdin.password},
         }

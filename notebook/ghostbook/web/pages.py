@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,31 @@ class NoCacheStaticFiles(StaticFiles):
         return response
 
 
+def bokehjs_dir() -> Path | None:
+    """BokehJS as the installed bokeh package ships it (its "inline" resources), found without importing
+    bokeh; the version then matches the bokeh that made the plots whenever the kernel shares this venv."""
+    try:
+        spec = importlib.util.find_spec("bokeh")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / "server" / "static" / "js"
+        if (path / "bokeh.min.js").is_file():
+            return path
+    return None
+
+
+async def no_bokehjs(request: Request) -> Response:
+    return PlainTextResponse("BokehJS is not installed next to the server: pip install bokeh\n", status_code=404)
+
+
+_bokehjs = bokehjs_dir()
+
 routes = [
     Route("/", index),
     Route("/tree/{path:path}", index),
     Route("/notebooks/{path:path}", index),
+    Mount("/static/bokeh", NoCacheStaticFiles(directory=_bokehjs)) if _bokehjs
+    else Route("/static/bokeh/{path:path}", no_bokehjs),
     Mount("/static", NoCacheStaticFiles(directory=STATIC_DIR, check_dir=False), name="static"),
 ]

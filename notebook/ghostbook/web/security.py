@@ -1,5 +1,9 @@
 """Every request must carry the server's token and come to a loopback Host; websockets and
-state-changing HTTP requests must come from our own Origin. Pure ASGI middleware in Starlette's style."""
+state-changing HTTP requests must come from our own Origin. Pure ASGI middleware in Starlette's style.
+
+The one exception to the token: reading the output renderers' scripts (PUBLIC_PATHS). A sandboxed output
+frame has an opaque origin, so it sends no cookie; its <script src> must load them without one. They are
+public code (plotly.js, vega, BokehJS), and the Host check still applies."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from ghostbook.web.config import ServerConfig
 
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+PUBLIC_PATHS = ("/static/build/frames/", "/static/bokeh/")
 
 
 def host_name(host_header: str) -> str:
@@ -22,6 +27,13 @@ def host_name(host_header: str) -> str:
     if host_header.startswith("["):
         return host_header.split("]", 1)[0] + "]"
     return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+def is_public(scope: Scope) -> bool:
+    """A GET or HEAD of a renderer script (no `..`: the exception must not reach other files)."""
+    path = scope["path"]
+    return (scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and path.startswith(PUBLIC_PATHS)
+            and ".." not in path.split("/") and "\\" not in path)
 
 
 class SecurityMiddleware:
@@ -37,7 +49,7 @@ class SecurityMiddleware:
         problem = self._check_host(headers) or self._check_origin(scope, headers)
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         query_token = (query.get("token") or [None])[0]
-        if problem is None and not self._token_ok(scope, headers, query_token):
+        if problem is None and not is_public(scope) and not self._token_ok(scope, headers, query_token):
             problem = "invalid or missing token: open the URL that ghostbook printed"
         if problem is not None:
             await self._deny(scope, receive, send, problem)

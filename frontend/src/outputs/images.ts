@@ -1,0 +1,25 @@
+// Images: SVG as an <img> (its scripts never run there), bitmaps from base64; Jupyter's width/height
+// metadata is honoured.
+
+import { joinText } from "./text";
+import type { RenderContext } from "./registry";
+
+export const IMAGE_MIMES = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"] as const;
+
+export function renderImage({ mime, value, metadata }: RenderContext): HTMLElement {
+  const img = document.createElement("img");
+  if (mime === "image/svg+xml") {
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(joinText(value))}`;
+    img.alt = "SVG output";
+  } else {
+    img.src = `data:${mime};base64,${joinText(value).replace(/\s+/g, "")}`;
+    img.alt = "image output";
+  }
+  const size = metadata[mime];
+  if (typeof size === "object" && size !== null) {
+    const { width, height } = size as { width?: unknown; height?: unknown };
+    if (typeof width === "number") img.width = width;
+    if (typeof height === "number") img.height = height;
+  }
+  return img;
+}
