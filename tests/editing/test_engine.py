@@ -122,3 +122,11 @@ def test_speculative_edits_give_greedy_text_in_fewer_calls_through_the_engine() 
         assert plain.calls == plain.tokens and fast.calls < plain.calls
     finally:
         backend.unload()
+
+
+def test_a_missing_package_points_at_the_install_button() -> None:
+    said = "No module named 'sklearn'"
+    error = ErrorInfo("ModuleNotFoundError", said, [f"ModuleNotFoundError: {said}"])
+    with pytest.raises(EditError) as raised:
+        _run(EditEngine(None), _request("import sklearn", trigger="fix", error=error, instruction=""))
+    assert raised.value.reason == "no_fix" and "Install" in str(raised.value)

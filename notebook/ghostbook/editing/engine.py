@@ -103,6 +103,10 @@ class EditEngine:
                 yield Proposal((0, len(request.source)), fix.source, True, "rules", syntax_warning(fix.source),
                                fix.description)
                 return
+        if self.model is None and request.trigger == "fix" and request.error is not None \
+                and request.error.ename == "ModuleNotFoundError":
+            raise EditError("no_fix", "The package is not installed: the Install button on the error installs it "
+                            "into the kernel's environment (the code needs no change).")
         if self.model is None:
             raise EditError("no_model", "No fix the notebook can prove for this error; choose an edit model in the "
                             "settings to ask a model." if request.trigger == "fix" else
