@@ -94,3 +94,22 @@ async def test_no_kernel_keeps_empty_summary() -> None:
     namespace = KernelNamespace(lambda: None)
     await namespace.refresh()
     assert namespace.namespace_lines() == []
+
+
+@pytest.mark.timeout(60)
+async def test_fresh_waits_for_a_summary_taken_after_the_call() -> None:
+    """A refresh in flight began before the last run finished: `fresh` waits for the one after it."""
+    import asyncio
+
+    events: list[KernelEvent] = []
+    kernel = KernelAdapter(events.append)
+    await kernel.start()
+    try:
+        namespace = KernelNamespace(lambda: kernel)
+        in_flight = asyncio.ensure_future(namespace.refresh())  # the summary of an empty namespace
+        await asyncio.sleep(0)
+        kernel.execute("late = 1\n")  # queued behind it in the kernel
+        assert "late: int" in " ".join(await namespace.fresh(timeout=20))
+        await in_flight
+    finally:
+        await kernel.shutdown()

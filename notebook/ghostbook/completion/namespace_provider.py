@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import importlib.util
 import json
 import logging
@@ -60,6 +61,8 @@ class KernelNamespace:
         self.lines: list[str] = []
         self._running = False
         self._again = False
+        self._idle = asyncio.Event()  # set while no refresh runs
+        self._idle.set()
 
     def namespace_lines(self) -> list[str]:
         return self.lines
@@ -73,6 +76,7 @@ class KernelNamespace:
             self._again = True
             return
         self._running = True
+        self._idle.clear()
         try:
             while True:
                 self._again = False
@@ -81,6 +85,14 @@ class KernelNamespace:
                     break
         finally:
             self._running = False
+            self._idle.set()
+
+    async def fresh(self, timeout: float = 3.0) -> list[str]:
+        """The summary as of now: a refresh that starts after this call has finished (or `timeout` passed)."""
+        await self.refresh()  # runs one, or makes the one in flight run once more
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        return self.lines
 
     async def _refresh_once(self) -> None:
         runner = self._runner()
