@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer
-
 from ghostbook.models.catalog import default_model_path
 from ghostbook.training.export import export_gguf
 from ghostbook.training.model import ModelShape, build_model, llama_config
 from ghostbook.training.tokenizer import special_ids
+from tokenizers import Tokenizer
 
 
 def main(out: Path) -> None:
