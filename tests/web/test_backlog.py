@@ -72,6 +72,9 @@ def read_frames(sock: socket.socket, timeout: float,
         buffer += chunk
         while len(buffer) >= 2:
             length, at = buffer[1] & 0x7F, 2
+            header = {126: 4, 127: 10}.get(length, 2)
+            if len(buffer) < header:  # a read that ended inside the frame's header
+                break
             if length == 126:
                 length, at = struct.unpack("!H", buffer[2:4])[0], 4
             elif length == 127:
