@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import sys
@@ -47,8 +48,11 @@ from ghostbook.training.user_notebooks import (
 # ---- measuring -----------------------------------------------------------------------------------------
 
 
-def heldout_tasks(held: list[Notebook], per_notebook: int) -> list[NotebookTask]:
-    tasks = notebook_tasks(held, per_notebook)
+def heldout_tasks(held: list[Notebook], per_notebook: int, root: str) -> list[NotebookTask]:
+    """The notebook benchmark's tasks cut from `held`, each notebook's cuts chosen by its path below `root`
+    (the folder the user's notebooks share), as `split_heldout` chooses the notebooks: the same tasks
+    wherever that folder is."""
+    tasks = notebook_tasks([replace(nb, id=os.path.relpath(nb.id, root)) for nb in held], per_notebook)
     if not tasks:
         raise FinetuneError("the held-out notebooks give no completion tasks (their cells are too short): "
                             "add notebooks with more code")
@@ -108,7 +112,7 @@ def train_default(train_texts: list[str], val_texts: list[str], opts: Options, o
         run_opts = RunOptions(out_dir=run, threads=opts.threads, max_minutes=opts.max_minutes,
                               eval_every=max(10, steps // 10), ckpt_every=steps + 1,
                               val_batches=max(2, -(-16 // opts.batch_size)),  # 16 held-out sequences or more
-                              autocast=has_bf16(), patience=opts.patience)
+                              autocast=has_bf16(), patience=opts.patience, val_loss=opts.heldout_loss)
         state = train(preset, tok, train_texts, val_texts, run_opts)
         model, _ = load_model(run)
         if state.get("stopped_early") and (run / BEST).is_file():  # back to the lowest held-out loss
@@ -149,7 +153,7 @@ def finetune(folders: list[Path], base: str, name: str, opts: Options) -> dict[s
     if n_cells < MIN_TRAIN_CELLS:
         raise FinetuneError(f"only {n_cells} code cells in {len(train_nbs)} training notebooks; fine-tuning needs "
                             f"at least {MIN_TRAIN_CELLS}")
-    tasks = heldout_tasks(held, opts.per_notebook)
+    tasks = heldout_tasks(held, opts.per_notebook, os.path.commonpath([nb.id for nb in notebooks]))
     print(f"notebooks: {len(train_nbs)} to train on ({n_cells} code cells), {len(held)} held out "
           f"({len(tasks)} completion tasks)")
     base_path = None if base == "default" else Path(base).expanduser().resolve()

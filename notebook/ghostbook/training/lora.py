@@ -131,7 +131,8 @@ def train_lora(base: Path, train_texts: list[str], val_texts: list[str], opts: O
         optim.step()
         done = step + 1
         if done % eval_every == 0 or done == steps:
-            val_loss = round(evaluate(lora, val, False, "cpu"), 4)
+            loss_now = opts.heldout_loss(lora, done) if opts.heldout_loss else evaluate(lora, val, False, "cpu")
+            val_loss = round(loss_now, 4)
             if val_loss < best:
                 best, worse, kept = val_loss, 0, done
                 best_state = {k: v.detach().clone() for k, v in lora.state_dict().items() if "lora_" in k}

@@ -6,6 +6,7 @@ import json
 import math
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ class RunOptions:
     budget_minutes: float | None = None  # fit the schedule (its decay included) into this much time
     patience: int | None = None  # stop after this many validations in a row without a lower val loss (and
     # keep the best weights in BEST)
+    val_loss: Callable[[Any, int], float] | None = None  # the val loss of (model, step) at a validation; None:
+    # the mean loss on the val batches (`evaluate`). A caller that needs a loss curve of its own (a test of
+    # early stopping, which no learning rate drives the same way on every machine) passes one
 
 
 # Steps timed to fit a schedule into a time budget, after a few warm-up ones (compilation).
@@ -233,7 +237,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
                 batches.close()
                 batches = stream(step + 1)  # the decay (and its annealing data) now starts elsewhere
             if (step + 1) % opts.eval_every == 0 or step + 1 == preset.max_steps:
-                state["val_loss"] = rec["val_loss"] = round(evaluate(model, val, opts.autocast, opts.device), 4)
+                loss_now = (opts.val_loss(model, step + 1) if opts.val_loss is not None
+                            else evaluate(model, val, opts.autocast, opts.device))
+                state["val_loss"] = rec["val_loss"] = round(loss_now, 4)
                 if opts.patience is not None and _no_better(state, opts.patience):
                     stop["flag"] = True
                     state["stopped_early"] = step + 1

@@ -10,9 +10,10 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ghostbook.eval.notebook_data import MAX_CELL_CHARS, Notebook, cells_from_ipynb, dedupe, notebook_text
 
@@ -39,6 +40,9 @@ class Options:
     patience: int = 2  # validations in a row without a lower held-out loss before stopping
     per_notebook: int = 6  # held-out tasks cut from each held-out notebook
     progress: bool = True
+    heldout_loss: Callable[[Any, int], float] | None = None  # no flag: the held-out loss of (model, step) at a
+    # validation instead of the mean loss on the held-out sequences, for a caller that needs a loss curve
+    # of its own (a test of early stopping, which no learning rate drives the same way on every machine)
 
 
 def default_threads() -> int:
