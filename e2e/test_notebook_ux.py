@@ -6,6 +6,7 @@ Screenshots go to /tmp/i31_*.png (to look at what the user sees)."""
 from __future__ import annotations
 
 import re
+import time
 from urllib.parse import unquote, urlparse
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
@@ -69,7 +70,12 @@ def test_every_tab_follows_a_rename_and_a_move(server: Server, context: BrowserC
     a.keyboard.press("Control+End")
     a.keyboard.type("  # moved")
     expect(a.get_by_test_id("save-status")).to_have_text("saved")
-    assert "# moved" in (server.root / "reports" / "Analysis.ipynb").read_text()
+    saved = server.root / "reports" / "Analysis.ipynb"
+    for _ in range(100):  # "saved" may still be the status from before the edit reached the server
+        if "# moved" in saved.read_text():
+            break
+        time.sleep(0.1)
+    assert "# moved" in saved.read_text()
     b.reload()
     expect(b.get_by_test_id("notebook")).to_have_attribute("data-loaded", "true")
     expect(b.get_by_test_id("notebook-error")).to_have_count(0)
