@@ -1,5 +1,5 @@
-// The host side of a sandboxed output: an iframe with `sandbox="allow-scripts"` (never
-// allow-same-origin, so its document has an opaque origin: no cookies, no storage, no access to this
+// The host side of a sandboxed output: an iframe with `sandbox="allow-scripts"` and
+// nothing more (never the same-origin permission), so its document has an opaque origin: no cookies, no storage, no access to this
 // page), fed by `srcdoc`, whose Content-Security-Policy allows no network but the server's public
 // renderer scripts. The frame reports its content's height by postMessage (as VS Code's notebook
 // webview does); this page believes only a number, and only from that frame's own window.
