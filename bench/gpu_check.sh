@@ -6,7 +6,7 @@
 # transformers/speculative/device tests (device auto = cuda, bfloat16), (4) prints `ghostbook bench
 # speculative` on cuda and on cpu for the same model, (5) a random ~0.5B Llama (Qwen2.5-0.5B's shape) for
 # tokens/s at a realistic size, (6) `ghostbook bench edits` (speculative edits) on cuda for both. Record the
-# printed numbers in the README (GPU paragraph).
+# printed numbers in docs/benchmarks.md ("Speculative decoding") and docs/editing.md (bench edits).
 set -uo pipefail
 PY=${1:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
 WORK=${GPU_CHECK_DIR:-$(mktemp -d)}

@@ -5,6 +5,7 @@ its kernels down."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import tempfile
@@ -25,6 +26,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# Never the user's own completion statistics (~/.local/share/ghostbook): every server gets its own file
+# (the `server` fixture) or none.
+os.environ["GHOSTBOOK_TELEMETRY"] = "off"
 # The machine may be shared with training jobs: give UI assertions more slack than the 5 s default.
 expect.set_options(timeout=10_000)
 
@@ -63,7 +67,8 @@ def server(completion_settings: dict[str, object]) -> Iterator[Server]:
     (config / "ghostbook").mkdir(parents=True)
     (config / "ghostbook" / "settings.json").write_text(json.dumps({"completion": completion_settings}))
     port = _free_port()
-    process = launch_server(root, port, base / "server.log", {"XDG_CONFIG_HOME": str(config)})
+    process = launch_server(root, port, base / "server.log", {"XDG_CONFIG_HOME": str(config),
+                                                              "GHOSTBOOK_TELEMETRY": str(base / "telemetry.sqlite")})
     srv = Server(f"http://127.0.0.1:{port}", root, process)
     try:
         yield srv

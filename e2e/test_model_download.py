@@ -1,6 +1,7 @@
 """Choosing a hub model in the settings panel: the catalogue lists models with what a user needs to
 choose; an `hf:` model downloads from a loopback stand-in for the hub (HF_ENDPOINT, throttled) with a
-moving progress bar and a cancel button, loads, and gives ghost text; a missing repo is a clear error."""
+moving progress bar and a cancel button, loads, and gives ghost text; a missing repo is a clear error; a
+catalogue model that cannot be downloaded leaves the built-in model serving, outlined, and says so."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from playwright.sync_api import Page, expect
 from tests.models.hub_standin import HubStandIn
 
 from .conftest import _free_port
-from .ghost_helpers import LINES, find_suggestion, open_settings
-from .helpers import Server, cells, launch_server, open_notebook, stop_server, wait_idle, write_notebook
+from .ghost_helpers import LINES, find_suggestion, open_settings, wait_ghost_done
+from .helpers import Server, cells, launch_server, open_notebook, stop_server, type_in_cell, wait_idle, write_notebook
 
 REPO, FILE = "acme/ghostbook-fim-GGUF", "ghostbook-fim-q8_0.gguf"
 SHOTS = os.environ.get("GHOSTBOOK_E2E_SHOTS")  # a folder: screenshots of the catalogue, progress, ghost text
@@ -122,7 +123,8 @@ def test_cancel_and_missing_repo_are_clear_errors(server: Server, page: Page, hu
     panel.get_by_test_id("settings-save").click()
     expect(panel.get_by_test_id("cancel-download")).to_be_visible(timeout=15_000)
     panel.get_by_test_id("cancel-download").click()
-    expect(status).to_have_text(re.compile(r"^error: download cancelled: choose the model again"), timeout=10_000)
+    expect(status).to_have_text(re.compile(r"^ready: default — Could not load .*: download cancelled: choose the model "
+                                           r"again.*\. Still using the built-in model"), timeout=10_000)
     panel.get_by_test_id("setting-model").fill("hf:acme/no-such-model/model.gguf")
     panel.get_by_test_id("settings-save").click()
     expect(status).to_have_text(re.compile(r"no repo acme/no-such-model on the hub, or it is private"),
@@ -131,3 +133,46 @@ def test_cancel_and_missing_repo_are_clear_errors(server: Server, page: Page, hu
     panel.get_by_test_id("settings-save").click()
     expect(panel.get_by_test_id("settings-error")).to_contain_text("unknown model form 'ollama'")
     shot(page, "errors")
+
+
+QWEN_REPO, QWEN_FILE = "Qwen/Qwen2.5-Coder-0.5B-GGUF", "qwen2.5-coder-0.5b-q8_0.gguf"
+
+
+def test_a_failed_pick_keeps_the_built_in_model_serving(server: Server, page: Page, hub: HubStandIn) -> None:
+    """Issue 30, 5b: the hub answers HTTP 500 for a catalogue model's file. The error names it and the
+    model serving on; the setting and the catalogue's outline stay on the built-in model; Ctrl+Space
+    still gives ghost text."""
+    shipped = default_model_path()
+    assert shipped is not None
+    hub.files[QWEN_REPO] = {QWEN_FILE: shipped}
+    hub.fail[QWEN_FILE] = 500
+    write_notebook(server.root / "m.ipynb", [("code", "import numpy as np"), ("code", "")])
+    open_notebook(page, server.url("/notebooks/m.ipynb"))
+    wait_idle(page)
+    panel = open_settings(page)
+    status = panel.get_by_test_id("model-status")
+    expect(status).to_have_text(re.compile(r"^ready: default$"), timeout=30_000)
+    spec = f"hf:{QWEN_REPO}/{QWEN_FILE}"
+    qwen, builtin = panel.locator(f'[data-spec="{spec}"]'), panel.locator('[data-spec="default"]')
+    expect(builtin).to_have_class(re.compile(r"\bcurrent\b"))
+    qwen.scroll_into_view_if_needed()
+    qwen.get_by_test_id("catalogue-use").click()
+    expect(status).to_have_text(re.compile(
+        rf"^ready: default — Could not load {QWEN_REPO}/{QWEN_FILE}: downloading .* failed \(HTTP 500\).*\. "
+        r"Still using the built-in model; pick another model or retry\.$"), timeout=30_000)
+    expect(status).to_have_attribute("data-failed", "")
+    expect(panel.get_by_test_id("setting-model")).to_have_value("default")
+    expect(builtin).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(qwen).not_to_have_class(re.compile(r"\bcurrent\b"))
+    assert any(f"GET /{QWEN_REPO}/resolve/main/{QWEN_FILE}" in r for r in hub.requests)
+    qwen.scroll_into_view_if_needed()
+    shot(page, "failed-pick")
+    page.get_by_test_id("close-settings").click()
+    cell = cells(page).nth(1)
+    type_in_cell(page, cell, "x = np.")
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page).strip()
+    shot(page, "failed-pick-ghost-text")
+    settings = json.loads((server.root.parent / "config" / "ghostbook" / "settings.json").read_text())
+    assert settings["completion"]["model"] == "default"
+    assert page.js_errors == []  # type: ignore[attr-defined]

@@ -1,5 +1,6 @@
 """The completion settings panel: values persist on the server per user, the model's status shows,
-and a broken model file gives a clear error while the notebook keeps working."""
+and a broken model file gives a clear error while the notebook keeps working: the model before it
+serves on, or with none, completion says it has no model."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import json
 import re
 
 import pytest
+from ghostbook.models.catalog import default_model_path
 from playwright.sync_api import Page, expect
 
-from .ghost_helpers import PROMPT, ghost, ghost_model, open_settings  # noqa: F401
+from .ghost_helpers import PROMPT, ghost, ghost_model, open_settings, wait_ghost_done  # noqa: F401
 from .helpers import KERNEL_TIMEOUT, Server, cells, open_notebook, output, wait_idle, write_notebook
 
 
@@ -73,8 +75,8 @@ def test_settings_persist_per_user(server: Server, page: Page, ghost_model: str)
     assert settings_file(server)["debounce_ms"] == 800
 
 
-def test_corrupt_model_gives_an_error_and_cells_still_run(server: Server, page: Page,
-                                                         ghost_model: str) -> None:  # noqa: F811
+def test_corrupt_model_gives_an_error_and_the_model_before_serves_on(server: Server, page: Page,
+                                                                    ghost_model: str) -> None:  # noqa: F811
     open_cells(server, page)
     bad = server.root.parent / "corrupt.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 64)
@@ -83,8 +85,32 @@ def test_corrupt_model_gives_an_error_and_cells_still_run(server: Server, page: 
     panel.get_by_test_id("setting-model").fill(str(bad))
     panel.get_by_test_id("settings-save").click()
     status = panel.get_by_test_id("model-status")
-    expect(status).to_have_attribute("data-state", "error", timeout=30_000)
+    expect(status).to_have_attribute("data-failed", "", timeout=30_000)
+    expect(status).to_contain_text(f"Could not load {bad.name}")
     expect(status).to_contain_text("corrupt")
+    expect(status).to_contain_text("; pick another model or retry.")
+    expect(panel.get_by_test_id("setting-model")).to_have_value(ghost_model)  # the setting names what serves
+    assert settings_file(server)["model"] == ghost_model
+    expect(page.get_by_test_id("open-settings")).to_have_attribute("data-model-state", "ready")
+    page.get_by_test_id("close-settings").click()
+
+    second = cells(page).nth(1)
+    second.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.type(PROMPT)
+    page.keyboard.press("Control+Space")
+    assert wait_ghost_done(page)
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    expect(output(cells(page).nth(0))).to_contain_text("42", timeout=KERNEL_TIMEOUT)
+
+
+@pytest.mark.parametrize("completion_settings", [{"model": "/nowhere/corrupt.gguf", "max_new_tokens": 16}])
+def test_no_model_at_all_gives_an_error_and_cells_still_run(server: Server, page: Page,
+                                                           ghost_model: str) -> None:  # noqa: F811
+    open_cells(server, page)
+    panel = open_settings(page)
+    status = panel.get_by_test_id("model-status")
+    expect(status).to_have_attribute("data-state", "error", timeout=30_000)
+    expect(status).to_contain_text("model file not found")
     expect(page.get_by_test_id("open-settings")).to_have_attribute("data-model-state", "error")
     page.get_by_test_id("close-settings").click()
 
@@ -128,3 +154,24 @@ def test_completion_off_means_no_ghost_text(server: Server, page: Page) -> None:
     expect(ghost(page)).to_have_count(0)
     requests = open_settings(page).get_by_test_id("completion-stats").get_attribute("data-requests")
     assert requests in (None, "0")
+
+
+def test_a_failed_edit_model_keeps_the_one_before(server: Server, page: Page) -> None:
+    """The edit model's registry as the completion model's: a file that cannot load leaves the edit
+    model before serving, its status says both, and the field goes back to it."""
+    shipped = default_model_path()
+    assert shipped is not None
+    open_cells(server, page)
+    panel = open_settings(page)
+    field, status = panel.get_by_test_id("edit-model-input"), panel.get_by_test_id("edit-model-status")
+    field.fill(str(shipped))
+    panel.get_by_test_id("settings-save").click()
+    expect(status).to_have_text(f"Edit model: ready: {shipped.name}", timeout=30_000)
+    missing = server.root.parent / "gone.gguf"
+    field.fill(str(missing))
+    panel.get_by_test_id("settings-save").click()
+    expect(status).to_have_text(f"Edit model: ready: {shipped.name} — Could not load {missing}: model file not "
+                                f"found: {missing}. Still using {shipped.name}; pick another model or retry.",
+                                timeout=30_000)
+    expect(field).to_have_value(str(shipped))
+    assert settings_file(server)["edit_model"] == str(shipped)

@@ -10,6 +10,9 @@ const options = {
     // widgets: the Jupyter widget manager and controls, with their CSS, loaded by src/outputs/widgets.ts
     // the first time a notebook has a widget
     widgets: "src/outputs/widgets-manager.ts",
+    // charts: uPlot and its CSS, loaded by src/telemetry-panel.ts when the settings panel first shows the
+    // user's completion statistics
+    charts: "src/telemetry-chart.ts",
   },
   // base-manager's default description sanitiser (sanitize-html, with postcss) is never used: ours is DOMPurify
   alias: { "sanitize-html": "./src/outputs/sanitize-html-unused.ts" },

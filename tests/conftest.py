@@ -3,6 +3,7 @@ trained end to end by the project's own pipeline (for the training and eval test
 
 from __future__ import annotations
 
+import os
 import shutil
 import sysconfig
 from collections.abc import Iterator
@@ -11,6 +12,9 @@ from pathlib import Path
 import pytest
 from ghostbook.bench import server as bench_server
 from ghostbook.bench.server import RunningServer, stop_server
+
+# Never the user's own completion statistics (~/.local/share/ghostbook): tests that want them name a file.
+os.environ["GHOSTBOOK_TELEMETRY"] = "off"
 
 
 def start_server(root: Path, token: str = "test-token", extra: tuple[str, ...] = ()) -> RunningServer:

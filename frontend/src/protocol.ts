@@ -97,12 +97,30 @@ export interface SuggestCancel extends Base {
   type: "suggest_cancel";
   ref: string;
 }
-/** What became of a suggestion: counted in the live stats. */
+/** Where the cursor was when a suggestion was asked for (ghost-text/logic.ts `cursorKind`). */
+export type SuggestionKind = "new_line" | "end_of_line" | "mid_line";
+/** The key that first took some of a suggestion: Tab, Ctrl+→, Ctrl+↓. */
+export type AcceptKind = "whole" | "word" | "line";
+/** What became of a suggestion: counted in the live stats and the user's own statistics. */
 export interface SuggestFeedback extends Base {
   type: "suggest_feedback";
   ref: string;
   event: "shown" | "accepted" | "partial" | "dismissed";
   latency_ms?: number | null;
+  kind?: SuggestionKind | null;
+  /** accepted / partial only. */
+  accept?: AcceptKind | null;
+}
+/** The user's completion statistics over the last `days` (1..30), of `kind` / `model` only if given. */
+export interface GetTelemetry extends Base {
+  type: "get_telemetry";
+  days?: number;
+  kind?: SuggestionKind | null;
+  model?: string | null;
+}
+/** Forget every recorded completion event (answered by `telemetry`). */
+export interface ResetTelemetry extends Base {
+  type: "reset_telemetry";
 }
 export interface GetSettings extends Base {
   type: "get_settings";
@@ -167,6 +185,8 @@ export type ClientMessage =
   | Suggest
   | SuggestCancel
   | SuggestFeedback
+  | GetTelemetry
+  | ResetTelemetry
   | GetSettings
   | UpdateSettings
   | GetCatalogue
@@ -384,6 +404,8 @@ export interface Suggestion {
   text: string;
   done: boolean;
   source: "model" | "cache" | "typed_through";
+  /** The server's estimate that the user types the first line exactly (completion/confidence.py). */
+  confidence?: number;
 }
 export interface SuggestionError {
   type: "suggestion_error";
@@ -394,6 +416,8 @@ export interface CompletionSettings {
   enabled: boolean;
   debounce_ms: number;
   debounce_mode: string;
+  /** Which automatic suggestions show: "often", "balanced" or "confident" (Ctrl+Space always shows). */
+  suggest: string;
   max_new_tokens: number;
   context_tokens: number;
   model: string;
@@ -425,6 +449,10 @@ export interface ModelStatus {
   message: string | null;
   bytes_done?: number | null;
   bytes_total?: number | null;
+  /** The spec of the model answering requests now (while another downloads or loads, and after one
+   * failed: the one before; "ready" then carries a message naming both); null when none serves. */
+  serving?: string | null;
+  serving_name?: string;
 }
 /** One line of the model catalogue (server: models/catalogue.py Offer). */
 export interface CatalogueModel {
@@ -507,6 +535,36 @@ export interface CompletionStats {
     server_p95_ms: number | null;
   };
 }
+/** One group's counts: `accepted` = taken wholly or in part; whole/word/line by the key that first took some. */
+export interface Tally {
+  shown: number;
+  accepted: number;
+  whole: number;
+  word: number;
+  line: number;
+  dismissed: number;
+  acceptance_rate: number | null;
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+/** The user's own completion statistics (kept on the server's machine only); `enabled` false when turned
+ * off (GHOSTBOOK_TELEMETRY=off); `error`: why the file cannot be used. */
+export interface TelemetryMessage {
+  type: "telemetry";
+  ref: string | null;
+  enabled: boolean;
+  path: string | null;
+  error: string | null;
+  keep_days: number;
+  filter: { days: number; kind: SuggestionKind | null; model: string | null };
+  /** One per day, oldest first; `ts`: the day's local midnight in seconds. */
+  days: (Tally & { day: string; ts: number })[];
+  total: Tally;
+  by_kind: (Tally & { kind: string })[];
+  by_model: (Tally & { model: string })[];
+  /** Every model of the window, whatever the filter. */
+  models: string[];
+}
 /** pip's (or uv's) output while installing a package for `cell_id`, to every tab: `text` is the whole log
  * so far; the last message has `done`, and `ok` when it worked. A refusal: one failed message, to the asker. */
 export interface InstallProgress {
@@ -567,6 +625,7 @@ export type ServerMessage =
   | EditProposal
   | EditError
   | CompletionStats
+  | TelemetryMessage
   | InstallProgress
   | Pong
   | ErrorMessage

@@ -1,11 +1,12 @@
 // Completion settings panel (toolbar button `open-settings`): on/off, debounce and its mode, max new
 // tokens, context budget, beam width and its read check, model (a spec: "default", a local .gguf path,
 // hf:OWNER/REPO/FILE.gguf, hf:OWNER/REPO, openai:URL, llamacpp:URL) with the remote servers' API key and
-// FIM form, the model catalogue (`get_catalogue`; "Use" writes its spec), the model's status with a
-// progress bar and a cancel button while it downloads, and the live stats. Settings persist on the
-// server per user (`get_settings` / `update_settings`). The edit model (Edit with AI, Ctrl+K) sits
-// next to the completion model, with its own status and the catalogue's chat models;
-// `openEditModelSettings` opens the panel there (Ctrl+K with none chosen).
+// FIM form, the model catalogue (`get_catalogue`; "Use" writes its spec; the model answering now is
+// outlined: while another downloads or loads, and after one failed, the one before), the model's
+// status with a progress bar and a cancel button while it downloads, the live stats and the user's own
+// statistics (telemetry-panel.ts). Settings persist on the server per user (`get_settings` / `update_settings`).
+// The edit model (Edit with AI, Ctrl+K) sits next to the completion model, with its own status and the
+// catalogue's chat models; `openEditModelSettings` opens the panel there (Ctrl+K with none chosen).
 
 import "./ghost-text/ghost-text.css";
 import type { Connection } from "./connection";
@@ -15,6 +16,7 @@ import { type CompletionStore, storeFor } from "./ghost-text/store";
 import { icon } from "./icons";
 import { askBeforeRestart, registerToolbarItem, setAskBeforeRestart } from "./kernel-bar";
 import type { CatalogueMessage, CatalogueModel, CompletionSettings, ModelStatus } from "./protocol";
+import { TelemetrySection } from "./telemetry-panel";
 
 const REMOTE_FIM = ["suffix", "ghostbook", "starcoder", "santacoder", "qwen2.5-coder", "codegemma", "deepseek-coder",
   "codellama", "codegen2"];
@@ -42,6 +44,13 @@ class SettingsPanel {
     { testid: "setting-debounce-mode" },
     el("option", { value: "fixed" }, "fixed"),
     el("option", { value: "adaptive" }, "adaptive (shorter after a space or symbol, longer mid-word)"),
+  );
+  private readonly suggest = el(
+    "select",
+    { testid: "setting-suggest" },
+    el("option", { value: "often" }, "often"),
+    el("option", { value: "balanced" }, "balanced"),
+    el("option", { value: "confident" }, "only when confident"),
   );
   private readonly maxTokens = numberInput("setting-max-tokens", 1, 512);
   private readonly contextTokens = numberInput("setting-context-tokens", 64, 32768, 64);
@@ -96,18 +105,24 @@ class SettingsPanel {
   );
   private readonly catalogue = el("div", { class: "model-catalogue", testid: "model-catalogue" });
   private catalogueRef = "";
+  private lastCatalogue: CatalogueMessage | null = null;
+  private outlinedAt = ""; // the specs outlined when the catalogue was last drawn
+  private refreshedFor: string | null = null; // the edit model's failure the settings were asked again for
   private readonly error = el("div", { class: "settings-error", testid: "settings-error", role: "alert" });
   private readonly modelStatus = el("div", { class: "model-status", testid: "model-status", role: "status" });
   private readonly stats = el("div", { class: "completion-stats", testid: "completion-stats" });
+  private readonly telemetry: TelemetrySection;
   private dirty = false;
 
   constructor(private readonly store: CompletionStore) {
+    this.telemetry = new TelemetrySection(store.connection);
     const form = el(
       "form",
       { class: "settings-form", novalidate: "" }, // the server validates; its message shows below
       field("Ghost-text completion", this.enabled),
       field("Debounce (ms)", this.debounce, "wait after the last keystroke; Ctrl+Space asks at once"),
       field("Debounce mode", this.mode),
+      field("Suggest", this.suggest, "how sure ghost text must be to appear unasked; Ctrl+Space always answers"),
       field("Max new tokens", this.maxTokens),
       field("Context budget (tokens)", this.contextTokens),
       field("Beam width", this.beamWidth, "first line: the likeliest of this many candidates (1: greedy, fastest)"),
@@ -156,6 +171,7 @@ class SettingsPanel {
       this.catalogue,
       el("h3", {}, "Live stats"),
       this.stats,
+      this.telemetry.element,
       el("h3", {}, "Notebook"),
       field("Ask before restarting", this.askRestart, "Restart and Restart & clear ask first (this browser)"),
     );
@@ -197,6 +213,7 @@ class SettingsPanel {
     this.panel.hidden = false;
     this.store.refresh();
     this.askCatalogue();
+    this.telemetry.refresh();
   }
 
   /** Open at the edit model field, with `message` saying why (Ctrl+K with no edit model chosen). */
@@ -210,7 +227,22 @@ class SettingsPanel {
 
   private setEditStatus(model: ModelStatus): void {
     this.editStatus = model;
+    // the edit model chosen failed and the one before serves on: the server set the setting back
+    const fellBack = model.state === "ready" && model.message && model.serving;
+    if (fellBack && model.serving !== this.store.settings.edit_model && this.refreshedFor !== model.message) {
+      this.refreshedFor = model.message;
+      this.store.refresh();
+    }
     this.render();
+  }
+
+  /** The specs whose catalogue rows are outlined: the models answering now (the one before while
+   * another downloads or loads, and after one failed), else the settings' (nothing serves). */
+  private outlined(): [string, string] {
+    return [
+      this.store.model?.serving ?? this.store.settings.model,
+      this.editStatus?.serving ?? this.store.settings.edit_model ?? "",
+    ];
   }
 
   private askCatalogue(): void {
@@ -219,9 +251,10 @@ class SettingsPanel {
   }
 
   private renderCatalogue(message: CatalogueMessage): void {
+    this.lastCatalogue = message;
     const free = message.free_ram_mb;
-    const current = this.store.settings.model;
-    const currentEdit = this.store.settings.edit_model ?? "";
+    const [current, currentEdit] = this.outlined();
+    this.outlinedAt = `${current}\n${currentEdit}`;
     const row = (model: CatalogueModel, chat: boolean): HTMLElement => {
       const tooBig = free !== null && model.ram_mb > free;
       const facts = [
@@ -293,6 +326,7 @@ class SettingsPanel {
     this.enabled.checked = settings.enabled;
     this.debounce.value = String(settings.debounce_ms);
     this.mode.value = settings.debounce_mode;
+    this.suggest.value = settings.suggest;
     this.maxTokens.value = String(settings.max_new_tokens);
     this.contextTokens.value = String(settings.context_tokens);
     this.beamWidth.value = String(settings.beam_width);
@@ -315,6 +349,7 @@ class SettingsPanel {
       enabled: this.enabled.checked,
       debounce_ms: int(this.debounce),
       debounce_mode: this.mode.value,
+      suggest: this.suggest.value,
       max_new_tokens: int(this.maxTokens),
       context_tokens: int(this.contextTokens),
       beam_width: int(this.beamWidth),
@@ -336,6 +371,8 @@ class SettingsPanel {
     const model = this.store.model;
     this.modelStatus.textContent = modelStatusText(model);
     this.modelStatus.dataset.state = model?.state ?? "unknown";
+    this.modelStatus.toggleAttribute("data-failed", model?.state === "ready" && !!model.message);
+    if (this.lastCatalogue && this.outlined().join("\n") !== this.outlinedAt) this.renderCatalogue(this.lastCatalogue);
     const busy = model?.state === "downloading" || model?.state === "loading";
     this.progress.hidden = !busy || model?.progress === null;
     if (model?.progress !== null && model?.progress !== undefined) this.progress.value = model.progress;

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   autoSkipReason,
+  cursorKind,
   debounceDelay,
   type GateInput,
   ghostFitsCompletion,
@@ -13,7 +14,7 @@ import {
   typesThrough,
   wordBefore,
 } from "../src/ghost-text/logic";
-import { modelStatusText, statsText } from "../src/ghost-text/labels";
+import { modelStatusText, statsText, tallyText } from "../src/ghost-text/labels";
 
 function gate(text: string, cursor = text.length, extra: Partial<GateInput> = {}): string | null {
   return autoSkipReason({ text, cursor, selection: false, editing: true, codeCell: true, enabled: true, ...extra });
@@ -112,6 +113,15 @@ test("settings panel: model status and stats wording", () => {
   assert.equal(modelStatusText({ ...model, state: "ready" }), "ready: tiny");
   assert.equal(modelStatusText({ ...model, state: "error", message: "corrupt file" }), "error: corrupt file");
   assert.equal(modelStatusText(null), "unknown");
+  // a failed switch: the model before serves on, meanwhile and after
+  assert.equal(
+    modelStatusText({ ...model, serving: "default", serving_name: "default" }),
+    "loading tiny… 40% · default answers meanwhile",
+  );
+  assert.equal(
+    modelStatusText({ ...model, state: "ready", name: "default", message: "Could not load tiny: gone. Still using the built-in model; pick another model or retry." }),
+    "ready: default — Could not load tiny: gone. Still using the built-in model; pick another model or retry.",
+  );
   const downloading = { ...model, state: "downloading" as const, progress: 0.25, bytes_done: 1.2e9, bytes_total: 4.8e9 };
   assert.equal(modelStatusText(downloading), "downloading tiny… 25% (1.2 GB of 4.8 GB)");
   assert.equal(
@@ -141,4 +151,23 @@ test("ghost text beside the popup: only when it agrees with the selected entry (
   assert.equal(ghostFitsCompletion("ar", "ray(", "array_equal"), false);
   assert.equal(ghostFitsCompletion("", "abs(x)", "abs"), true);
   assert.equal(ghostFitsCompletion("my_var", " width", "my_variable_alpha"), false);
+});
+
+test("cursorKind: where the cursor was, for the user's statistics", () => {
+  assert.equal(cursorKind("", 0), "new_line");
+  assert.equal(cursorKind("x = 1\n", 6), "new_line");
+  assert.equal(cursorKind("def f():\n    ", 13), "new_line"); // indentation only
+  assert.equal(cursorKind("total = 1 +", 11), "end_of_line");
+  assert.equal(cursorKind("print(x)", 7), "end_of_line"); // only closers right of it
+  assert.equal(cursorKind('f("")] \nnext line', 2), "end_of_line");
+  assert.equal(cursorKind("foo(a, b)", 4), "mid_line");
+  assert.equal(cursorKind("x = 1\nfoo bar", 9), "mid_line");
+});
+
+test("tallyText: one line per group of the user's statistics", () => {
+  const tally = { shown: 8, accepted: 3, whole: 1, word: 1, line: 1, dismissed: 4, acceptance_rate: 0.375,
+    p50_ms: 120.4, p95_ms: 310 };
+  assert.equal(tallyText(tally),
+    "shown 8 · accepted 3 (38%: 1 whole, 1 by word, 1 by line) · dismissed 4 · p50 120 ms · p95 310 ms");
+  assert.equal(tallyText({ ...tally, shown: 0, accepted: 0 }), "no suggestions recorded");
 });

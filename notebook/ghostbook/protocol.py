@@ -136,13 +136,36 @@ class SuggestCancel(_Message):
     ref: str = Field(min_length=1, max_length=64)
 
 
+# Where the cursor was when a suggestion was asked for (the client's `cursorKind`, ghost-text/logic.ts):
+# nothing but indentation left of it; code left and nothing but closers right; code on both sides.
+SuggestionKind = Literal["new_line", "end_of_line", "mid_line"]
+
+
 class SuggestFeedback(_Message):
-    """What became of a suggestion: counted in the live stats."""
+    """What became of a suggestion: counted in the live stats and kept in the user's own statistics
+    (`completion.telemetry`). `accept`: the key that first took some of it (Tab, Ctrl+→, Ctrl+↓)."""
 
     type: Literal["suggest_feedback"]
     ref: str = Field(min_length=1, max_length=64)
     event: Literal["shown", "accepted", "partial", "dismissed"]
     latency_ms: float | None = Field(default=None, ge=0)  # end of debounce -> ghost text visible
+    kind: SuggestionKind | None = None
+    accept: Literal["whole", "word", "line"] | None = None  # accepted / partial only
+
+
+class GetTelemetry(_Message):
+    """The user's completion statistics per day over the last `days`, only of `kind` / `model` if given."""
+
+    type: Literal["get_telemetry"]
+    days: int = Field(default=14, ge=1, le=30)
+    kind: SuggestionKind | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class ResetTelemetry(_Message):
+    """Forget every recorded completion event (answered by `telemetry` for the default 14 days)."""
+
+    type: Literal["reset_telemetry"]
 
 
 class GetSettings(_Message):
@@ -257,6 +280,8 @@ ClientMessage = Annotated[
     | Suggest
     | SuggestCancel
     | SuggestFeedback
+    | GetTelemetry
+    | ResetTelemetry
     | GetSettings
     | UpdateSettings
     | GetCatalogue
@@ -340,7 +365,9 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 (api_key is masked: "********" when one is set)
 # model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"downloading"|"loading"|"ready"|"error",
 #                 name, path, progress: float|null, message: str|null, bytes_done: int|null,
-#                 bytes_total: int|null}   (downloading: bytes at least every 0.5 s; loading: 0..1)
+#                 bytes_total: int|null, serving: str|null, serving_name}   (downloading: bytes at least
+#                 every 0.5 s; loading: 0..1; serving: the spec of the model answering requests now, the
+#                 one before while another loads or after it failed: then "ready" with a message)
 # catalogue     {type, ref, models: [CatalogueModel], free_ram_mb: float|null, models_dir}
 #                 CatalogueModel {spec, name, family, params, size_mb, ram_mb, licence, backends, source:
 #                 "builtin"|"hub"|"local", downloaded, gated, speed,
@@ -348,6 +375,13 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
 #                 cache_hits, server_p50_ms, server_p95_ms}}   (p50/p95: client-reported latencies when any,
 #                 else the server's request -> done; server_*: always the server's; null when no data)
+# telemetry     {type, ref, enabled, path: str|null, error: str|null, keep_days, filter: {days, kind, model},
+#                 days: [{day: "YYYY-MM-DD", ts: local midnight (s), ...Tally}], total: Tally,
+#                 by_kind: [{kind, ...Tally}], by_model: [{model, ...Tally}], models: [str]}
+#                 Tally {shown, accepted, whole, word, line, dismissed, acceptance_rate: float|null,
+#                 p50_ms, p95_ms}   (the user's own statistics, `completion.telemetry`; accepted counts a
+#                 suggestion taken wholly or in part, whole/word/line by the key that first took some;
+#                 models: every model of the window, whatever the filter; enabled=false: GHOSTBOOK_TELEMETRY=off)
 # edit_proposal {type, ref, cell_id, range: [from, to], text, done, source: "model"|"rules", warning: str|null,
 #                 description: str|null, stats: {calls, tokens, ms, speculative}|null}
 #                 streamed to the requesting tab only: `text` is the whole replacement of the cell's `range`

@@ -133,3 +133,10 @@ def test_only_the_cells_that_may_fit_are_counted() -> None:
     ctx = ContextBuilder(count).build(cells, 400, 4, 120, key="z")
     assert "v399 = compute(399, scale=2)" in ctx.prefix
     assert len(counted) < 60  # the ~30 cells that fit and a few texts more, not 400
+
+
+def test_without_neighbours_the_prompt_holds_the_cell_alone() -> None:
+    cursor = len("df.head()\ntotal = df.")
+    ctx = ContextBuilder(count).build(CELLS, 4, cursor, 1024, neighbours=False)
+    assert ctx.prefix == "df.head()\ntotal = df." and ctx.suffix == ""
+    assert "import pandas as pd" in ctx.above and "print(total)" in ctx.below  # the notebook, for candidates

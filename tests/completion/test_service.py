@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from ghostbook import protocol as p
+from ghostbook.completion.confidence import ConfidenceModel
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
 from ghostbook.decoding.fragments import Fragments
@@ -36,7 +37,23 @@ def make_service(tmp_path: Path, backend: object | None = None, model: str = "de
         (tmp_path / "m.gguf").write_bytes(b"GGUF")
         store.update({"model": str(tmp_path / "m.gguf")})
     service = CompletionService(lambda: cells, outbox.send, outbox.broadcasts.append, Namespace(), registry, store)
+    if backend is not None:  # scripted text has no provenance to judge: no confidence threshold (test_confidence)
+        service.confidence = ConfidenceModel()
     return service, outbox, cells
+
+
+async def test_streams_whole_lines_and_never_takes_one_back(tmp_path: Path) -> None:
+    """Each streamed text passed the final filters as a suggestion of its own and extends the last one;
+    where the rules cut what came after (here a line that breaks the cell), what was shown stays."""
+    cells = [FakeCell("a", "code", "def f(rows):\n    ")]
+    backend = ScriptedBackend("total = 0\n    for row in rows:\n        total += row\n    return total)")
+    service, out, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r1", "a", len(cells[0].source), "forced"))
+    texts = [m["text"] for m in out.of("suggestion", "r1")]
+    # `for row in rows:` with no body yet would not pass as a suggestion: it shows with its body
+    assert texts[:2] == ["total = 0", "total = 0\n    for row in rows:\n        total += row"]
+    assert all(b.startswith(a) for a, b in zip(texts, texts[1:], strict=False)), texts
+    assert texts[-1] == texts[-2]  # `return total)` breaks the cell: the final keeps what was shown
 
 
 def suggest(ref: str, cell: str, cursor: int, trigger: str = "auto") -> p.Suggest:
@@ -48,10 +65,11 @@ async def test_streams_then_done_and_prompt_has_context(tmp_path: Path) -> None:
     service, out, cells = make_service(tmp_path, backend)
     await service.suggest("t1", suggest("r1", "b", 8))
     msgs = out.of("suggestion", "r1")
+    assert 0 <= msgs[-1].pop("confidence") <= 1  # that the user types it (`completion.confidence`)
     assert msgs[-1] == {"type": "suggestion", "ref": "r1", "cell_id": "b", "cursor": 8, "text": "compute(df)",
                         "done": True, "source": "model"}
-    assert all(not m["done"] for m in msgs[:-1]) and len(msgs) > 3  # streamed, growing
-    assert [m["text"] for m in msgs[:-1]] == sorted(m["text"] for m in msgs[:-1])
+    # streamed at the first line's end (only text the final filters pass), then done with the same text
+    assert [(m["text"], m["done"]) for m in msgs[:-1]] == [("compute(df)", False)]
     # the default model's SPM layout: <fim_suffix> S <fim_prefix> P <fim_middle>, special tokens as ids
     ids = backend.prompts[0]
     assert ids[0] == 258 and ids[-1] == 259 and ids.count(257) == 1
@@ -176,7 +194,8 @@ async def test_typed_through_and_exact_hits_need_no_model_call(tmp_path: Path) -
     cells[1].source = "total = comp"
     await service.suggest("t1", suggest("r2", "b", 12))
     assert out.of("suggestion", "r2") == [{"type": "suggestion", "ref": "r2", "cell_id": "b", "cursor": 12,
-                                           "text": "ute(df)", "done": True, "source": "typed_through"}]
+                                           "text": "ute(df)", "done": True, "source": "typed_through",
+                                           "confidence": 1.0}]  # the user typed what it foresaw
     cells[1].source = "total = "
     await service.suggest("t1", suggest("r3", "b", 8))
     assert out.of("suggestion", "r3")[-1]["source"] == "cache"

@@ -3,24 +3,25 @@ HF_ENDPOINT: `HEAD/GET /{repo}/resolve/{revision}/{file}` with ETag, X-Repo-Comm
 Range (resume), and `/api/models/{repo}[/revision/{rev}]` and `/api/models/{repo}/tree/{rev}`
 (snapshot_download's file list). Unknown
 repos answer 401 RepoNotFound, gated repos 401 GatedRepo without the right token, unknown files 404
-EntryNotFound, as the hub does. `bytes_per_s` throttles downloads so progress can be watched."""
+EntryNotFound, as the hub does. `bytes_per_s` throttles downloads so progress can be watched; `fail`
+makes a file's download fail: its GET answers an HTTP status, or ("drop") the connection closes
+halfway through the file, every time (a resumed download gets no further)."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import socket
 import threading
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.loopback import Loopback
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 CHUNK = 64 * 1024
@@ -31,13 +32,13 @@ class HubStandIn:
     files: dict[str, dict[str, Path]] = field(default_factory=dict)  # repo -> {file name: path}
     gated: dict[str, str] = field(default_factory=dict)  # repo -> the token that may read it
     bytes_per_s: float | None = None
+    fail: dict[str, int | str] = field(default_factory=dict)  # file name -> its GET's status, or "drop"
     requests: list[str] = field(default_factory=list)  # "METHOD path [range]" of every request
     url: str = ""
 
     def __post_init__(self) -> None:
         self._etags: dict[Path, str] = {}
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._loopback = Loopback()
 
     # ---- the app ----------------------------------------------------------------------------------
 
@@ -70,6 +71,9 @@ class HubStandIn:
         headers = {"ETag": f'"{self._etag(path)}"', "X-Repo-Commit": COMMIT, "Accept-Ranges": "bytes"}
         if request.method == "HEAD":
             return Response(status_code=200, headers={**headers, "Content-Length": str(size)})
+        failing = self.fail.get(request.path_params["file"])
+        if isinstance(failing, int):
+            return Response(status_code=failing, headers={"X-Error-Message": "Internal Error"})
         start = 0
         ranged = request.headers.get("range", "")
         if ranged.startswith("bytes="):
@@ -77,16 +81,20 @@ class HubStandIn:
         headers["Content-Length"] = str(size - start)
         if start:
             headers["Content-Range"] = f"bytes {start}-{size - 1}/{size}"
-        return StreamingResponse(self._body(path, start), status_code=206 if start else 200, headers=headers,
+        stop = size // 2 if failing == "drop" else None
+        return StreamingResponse(self._body(path, start, stop), status_code=206 if start else 200, headers=headers,
                                  media_type="application/octet-stream")
 
-    async def _body(self, path: Path, start: int) -> AsyncIterator[bytes]:
+    async def _body(self, path: Path, start: int, stop: int | None = None) -> AsyncIterator[bytes]:
+        """The file from `start`; with `stop`, the connection drops at that byte."""
         with open(path, "rb") as handle:
             handle.seek(start)
-            while chunk := handle.read(CHUNK):
+            while chunk := handle.read(CHUNK if stop is None else max(0, min(CHUNK, stop - handle.tell()))):
                 if self.bytes_per_s:
                     await asyncio.sleep(len(chunk) / self.bytes_per_s)
                 yield chunk
+        if stop is not None:
+            raise ConnectionResetError("the hub stand-in drops the connection")
 
     async def model_info(self, request: Request) -> Response:
         self.requests.append(f"{request.method} {request.url.path}")
@@ -117,24 +125,11 @@ class HubStandIn:
     # ---- lifecycle --------------------------------------------------------------------------------
 
     def start(self) -> HubStandIn:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app(), log_level="warning", lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = self._loopback.serve_app(self.app())
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        self._loopback.stop()
 
 
 def main() -> None:

@@ -6,20 +6,18 @@ the model's FIM template around prefix and suffix, streamed as server-sent event
 from __future__ import annotations
 
 import json
-import socket
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from ghostbook.models.remote import template_prompt
 from ghostbook.models.templates import TEMPLATES
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.loopback import Loopback
 
 N_CTX = 512
 
@@ -32,8 +30,7 @@ class InfillStandIn:
         self.bodies: list[dict[str, Any]] = []
         self.url = ""
         self._lock = threading.Lock()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._loopback = Loopback()
 
     async def health(self, request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -65,24 +62,13 @@ class InfillStandIn:
         return StreamingResponse(events(), media_type="text/event-stream")
 
     def start(self) -> InfillStandIn:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        app = Starlette(routes=[Route("/health", self.health), Route("/props", self.props),
-                                Route("/infill", self.infill, methods=["POST"])])
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+        self.url = self._loopback.serve([Route("/health", self.health), Route("/props", self.props),
+                                         Route("/infill", self.infill, methods=["POST"])])
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        self._loopback.stop()
         self.llm.close()
 
 

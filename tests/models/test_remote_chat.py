@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 from ghostbook.models.remote import RemoteError
 from ghostbook.models.remote_chat import ChatServer
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.loopback import Loopback
 
 from .conftest import KEY, free_port
 
@@ -44,8 +43,7 @@ class ChatStandIn:
         self.bodies: list[dict[str, Any]] = []
         self.hung_up = threading.Event()  # a stalled answer saw the client go
         self.url = ""
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
+        self._loopback = Loopback()
 
     def _refused_key(self, request: Request) -> Response | None:
         if self.key and request.headers.get("authorization") != f"Bearer {self.key}":
@@ -104,25 +102,14 @@ class ChatStandIn:
         return StreamingResponse(events(), media_type="text/event-stream")
 
     def start(self) -> ChatStandIn:
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        app = Starlette(routes=[Route("/v1/models", self.models), Route("/health", self.health),
-                                Route("/props", self.props),
-                                Route("/v1/chat/completions", self.chat, methods=["POST"])])
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="off"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+        self.url = self._loopback.serve([Route("/v1/models", self.models), Route("/health", self.health),
+                                         Route("/props", self.props),
+                                         Route("/v1/chat/completions", self.chat, methods=["POST"])], "critical")
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+        self._loopback.stop()
 
 
 @pytest.fixture

@@ -31,10 +31,11 @@ import {
 } from "@codemirror/view";
 import { type EditorContext, registerEditorExtension, remoteChange } from "../editor";
 import { toCodePoints } from "../offsets";
-import type { ServerMessage } from "../protocol";
+import type { AcceptKind, ServerMessage, SuggestionKind } from "../protocol";
 import { showToast } from "../toast";
 import {
   autoSkipReason,
+  cursorKind,
   debounceDelay,
   ghostFitsCompletion,
   nextLine,
@@ -156,6 +157,8 @@ interface Request {
   ref: string;
   origin: number;
   trigger: "auto" | "forced";
+  /** Where the cursor was (the user's statistics count per kind). */
+  kind: SuggestionKind;
   /** performance.now() at the end of the debounce (or the Ctrl+Space press). */
   start: number;
   done: boolean;
@@ -229,15 +232,15 @@ class GhostController {
     return visible;
   }
 
-  /** Insert `pick(rest)` of the ghost text; the remainder stays visible. */
-  accept(pick: (rest: string) => string): boolean {
+  /** Insert `pick(rest)` of the ghost text (`how`: which key, for the statistics); the remainder stays visible. */
+  accept(pick: (rest: string) => string, how: AcceptKind): boolean {
     const ghost = visibleGhost(this.view.state);
     const rest = ghost ? shownText(ghost) : "";
     if (!ghost || !rest) return false;
     const chunk = pick(rest) || rest;
     const at = shownAt(ghost);
     const left = rest.slice(chunk.length);
-    this.report(left ? "partial" : "accepted");
+    this.report(left ? "partial" : "accepted", how);
     this.view.dispatch({
       changes: { from: at, insert: chunk },
       selection: { anchor: at + chunk.length },
@@ -294,7 +297,8 @@ class GhostController {
     const { state } = this.view;
     const origin = state.selection.main.head;
     const ref = nextRef("g");
-    this.active = { ref, origin, trigger, start: performance.now(), done: false, shown: false, outcome: null };
+    const kind = cursorKind(state.doc.toString(), origin);
+    this.active = { ref, origin, trigger, kind, start: performance.now(), done: false, shown: false, outcome: null };
     const cursor = toCodePoints(state.doc.sliceString(0, origin), origin);
     this.context.connection.send({ type: "suggest", ref, cell_id: this.context.cellId, cursor, trigger });
   }
@@ -316,11 +320,11 @@ class GhostController {
     if (active && !active.done) this.context.connection.send({ type: "suggest_cancel", ref: active.ref });
   }
 
-  private report(event: "accepted" | "partial" | "dismissed"): void {
+  private report(event: "accepted" | "partial" | "dismissed", accept: AcceptKind | null = null): void {
     const active = this.active;
     if (!active || !active.shown || active.outcome) return;
     active.outcome = event;
-    this.context.connection.send({ type: "suggest_feedback", ref: active.ref, event });
+    this.context.connection.send({ type: "suggest_feedback", ref: active.ref, event, kind: active.kind, accept });
   }
 
   private receive(message: ServerMessage): void {
@@ -378,7 +382,13 @@ class GhostController {
     const latency = Math.round((performance.now() - request.start) * 10) / 10;
     const ghost = this.view.state.field(ghostField);
     if (ghost?.ref === request.ref) this.view.dispatch({ effects: setGhost.of({ ...ghost, latency }) });
-    this.context.connection.send({ type: "suggest_feedback", ref: request.ref, event: "shown", latency_ms: latency });
+    this.context.connection.send({
+      type: "suggest_feedback",
+      ref: request.ref,
+      event: "shown",
+      latency_ms: latency,
+      kind: request.kind,
+    });
   }
 }
 
@@ -402,9 +412,9 @@ function ghostText(context: EditorContext): Extension {
     ),
     Prec.highest(
       keymap.of([
-        { key: "Tab", run: run((c) => c.accept((rest) => rest)) },
-        { key: "Ctrl-ArrowRight", run: run((c) => c.accept(nextWord)) },
-        { key: "Ctrl-ArrowDown", run: run((c) => c.accept(nextLine)) },
+        { key: "Tab", run: run((c) => c.accept((rest) => rest, "whole")) },
+        { key: "Ctrl-ArrowRight", run: run((c) => c.accept(nextWord, "word")) },
+        { key: "Ctrl-ArrowDown", run: run((c) => c.accept(nextLine, "line")) },
         { key: "Escape", run: run((c) => c.dismiss()) },
         { key: "Ctrl-Space", run: run((c) => c.force()), preventDefault: true },
       ]),

@@ -40,6 +40,18 @@ export function autoSkipReason(input: GateInput): string | null {
   return null;
 }
 
+/** Where the cursor is, for the user's statistics (protocol `SuggestionKind`): nothing but indentation
+ * left of it on its line ("new_line"), code left and nothing but closers and blanks right ("end_of_line"),
+ * or code on both sides ("mid_line"). */
+export function cursorKind(text: string, cursor: number): "new_line" | "end_of_line" | "mid_line" {
+  const lineStart = text.lastIndexOf("\n", cursor - 1) + 1;
+  let lineEnd = text.indexOf("\n", cursor);
+  if (lineEnd < 0) lineEnd = text.length;
+  if (!text.slice(lineStart, cursor).trim()) return "new_line";
+  for (const c of text.slice(cursor, lineEnd)) if (!CLOSERS.has(c)) return "mid_line";
+  return "end_of_line";
+}
+
 export type DebounceMode = "fixed" | "adaptive";
 
 const WORD = /[\p{L}\p{N}_]/u;

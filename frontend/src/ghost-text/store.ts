@@ -11,6 +11,7 @@ export const DEFAULT_SETTINGS: CompletionSettings = {
   enabled: true,
   debounce_ms: 500,
   debounce_mode: "fixed",
+  suggest: "balanced",
   max_new_tokens: 64,
   context_tokens: 1024,
   model: "default",

@@ -3,7 +3,7 @@
 // models and views of @jupyter-widgets/base, /controls and /output; comm messages go over the notebook's
 // websocket (the server relays them to and from the kernel, and keeps the state it saves).
 //
-// Security (README "Security"): widgets draw in the page, so only code bundled here runs. `loadClass`
+// Security (docs/security.md): widgets draw in the page, so only code bundled here runs. `loadClass`
 // hands out classes of the three bundled modules and nothing else: a custom widget (ipyleaflet,
 // anywidget, a notebook's own module) gets a placeholder that names it; no module is ever fetched.
 // Where a bundled view writes state as HTML (the HTML and HTMLMath widgets' value, descriptions with

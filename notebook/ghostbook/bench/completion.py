@@ -77,13 +77,13 @@ def notebook_cases(n: int) -> list[tuple[list[Cell], int, int, str]]:
 class Outbox:
     def __init__(self) -> None:
         self.done: dict[str, dict[str, object]] = {}
-        self.first_text: dict[str, float] = {}  # when each request's first non-empty text was sent
+        self.first_text: dict[str, float] = {}  # when each request's first text (or its empty answer) was sent
 
     def send(self, client: str, message: dict[str, object]) -> None:
         if message["type"] != "suggestion":
             return
         ref = str(message["ref"])
-        if message.get("text") and ref not in self.first_text:
+        if (message.get("text") or message["done"]) and ref not in self.first_text:
             self.first_text[ref] = time.perf_counter()
         if message["done"]:
             self.done[ref] = message
@@ -203,7 +203,7 @@ async def cold_and_warm(registry: ModelRegistry, store: SettingsStore, cases: li
 # Issue #15's server targets: the default's first text, p95 ms (cold: nothing cached; warm: one more line)
 TARGETS = {"cold first": 60, "warm first": 25}
 
-# The decode plans `--plans` compares (README, "Decode plans"): settings for each.
+# The decode plans `--plans` compares (docs/benchmarks.md, "Decode plans"): settings for each.
 PLANS: dict[str, dict[str, object]] = {
     "greedy": {"beam_width": 1, "read_check": False, "search_ms": 0},
     "beam 2": {"beam_width": 2, "read_check": False, "search_ms": 0},
@@ -436,6 +436,10 @@ async def run(model: str, n: int, max_new: int, context: int, repeat: int, layou
 
 
 def main(argv: list[str]) -> int:
+    if "--cold" in argv:  # its own options (`--cold --help`)
+        from ghostbook.bench import cold
+
+        return cold.main(argv)
     parser = argparse.ArgumentParser(prog="ghostbook bench completion", description=__doc__)
     parser.add_argument("--model", default="default", help='"default" or a path to a .gguf file')
     parser.add_argument("--cases", type=int, default=12)
@@ -451,6 +455,9 @@ def main(argv: list[str]) -> int:
                         help="only the default-vs-greedy, cold-vs-warm table")
     parser.add_argument("--plans", action="store_true",
                         help="only the decode plans table: first text cold/warm (and HumanEval) per plan")
+    parser.add_argument("--cold", action="store_true",
+                        help="only cold requests on the notebook test split, cold-start variants side by side with "
+                             "their quality (options: --cold --help)")
     parser.add_argument("--remote", action="store_true",
                         help="only remote vs in-process: the same requests through an openai: server running the "
                              "same GGUF (llama_cpp.server started on loopback, or --remote-url)")

@@ -18,8 +18,10 @@ first of these messages; the model is shared by the whole server, see models/loa
   The editor should rather consume matching keystrokes itself and send nothing.
 - `suggestion_error {ref, message}`: completion is off, the model failed to load (missing or corrupt
   file, default not built), or the request failed. The notebook is unaffected.
-- `suggest_feedback {ref, event: shown|accepted|partial|dismissed, latency_ms}` feeds the stats
-  (partial counts as accepted; latency_ms = end of debounce → ghost text visible).
+- `suggest_feedback {ref, event: shown|accepted|partial|dismissed, latency_ms, kind, accept}` feeds the
+  stats (partial counts as accepted; latency_ms = end of debounce → ghost text visible) and the user's own
+  statistics on disk (`telemetry`): `get_telemetry {days, kind, model}` answers `telemetry {ref, days, ...}`,
+  `reset_telemetry` forgets them all.
 - `get_settings` / `update_settings {settings: {...}}` answer `settings {ref, settings, model}`;
   a bad value answers `error {ref, message}`. `model_status {model}` is broadcast to every tab of a
   session whenever the model's state changes (downloading → loading → ready | error, or off when

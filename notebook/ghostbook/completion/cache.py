@@ -16,17 +16,19 @@ from typing import Literal
 class Hit:
     text: str
     source: Literal["cache", "typed_through"]
+    confidence: float = 1.0  # the suggestion's when it was made (`completion.confidence`)
 
 
 class SuggestionCache:
     def __init__(self, size: int = 128) -> None:
         self.size = size
-        self._entries: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], tuple[str, float]] = OrderedDict()
 
-    def put(self, prefix: str, suffix: str, text: str) -> None:
-        """Remember the final suggestion for (prefix, suffix); empty ones too ("nothing here")."""
+    def put(self, prefix: str, suffix: str, text: str, confidence: float = 1.0) -> None:
+        """Remember the final suggestion for (prefix, suffix) with its confidence; empty ones too
+        ("nothing here")."""
         key = (prefix, suffix)
-        self._entries[key] = text
+        self._entries[key] = (text, confidence)
         self._entries.move_to_end(key)
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)
@@ -34,17 +36,17 @@ class SuggestionCache:
     def get(self, prefix: str, suffix: str) -> Hit | None:
         """An exact hit, else the newest entry this request types through, else None."""
         key = (prefix, suffix)
-        text = self._entries.get(key)
-        if text is not None:
+        entry = self._entries.get(key)
+        if entry is not None:
             self._entries.move_to_end(key)
-            return Hit(text, "cache")
-        for (old_prefix, old_suffix), old_text in reversed(self._entries.items()):
+            return Hit(entry[0], "cache", entry[1])
+        for (old_prefix, old_suffix), (old_text, _) in reversed(self._entries.items()):
             if old_suffix != suffix or len(prefix) <= len(old_prefix) or not prefix.startswith(old_prefix):
                 continue
             typed = prefix[len(old_prefix):]
             if old_text.startswith(typed) and len(old_text) > len(typed):
                 rest = old_text[len(typed):]
-                self.put(prefix, suffix, rest)
+                self.put(prefix, suffix, rest)  # the user typed what it foresaw: the rest shows
                 return Hit(rest, "typed_through")
         return None
 

@@ -1,32 +1,44 @@
 """A cold start: when the KV cache holds little of a request's prompt, read a shorter one first.
 
 Reading a prompt is most of a cold request's time (~0.1-0.3 ms a token on one core of a small CPU
-for the shipped model), so a prompt the cache does not hold is read within `BUDGET` tokens, and the
-whole one is read after the suggestion is sent, while the user reads it or types on (any request
-stops that). The next request then finds the whole prompt in the cache. The shorter context has its
-own sticky cells above (`ContextBuilder`'s key), so consecutive cold starts in a cell share their
-prompts too.
+for the shipped model), so a prompt the cache does not hold is read within `BUDGET` tokens (the cells
+above the cursor's cell still fill what that cell leaves), and the whole one is read after the
+suggestion is sent, while the user reads it or types on (any request stops that). The next request
+then finds the whole prompt in the cache. The shorter context has its own sticky cells above
+(`ContextBuilder`'s key), so consecutive cold starts in a cell share their prompts too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ghostbook.completion.context import Context
 from ghostbook.completion.prompt import make_prompt
 from ghostbook.models.backend import Backend
 
-BUDGET = 256  # tokens of context in a cold start's prompt
+# tokens of context in a cold start's prompt: chosen by `bench completion --cold` against 256, 192, 96
+# and the cursor's cell alone (docs/benchmarks.md, "Cold first text")
+BUDGET = 128
 READ = 96  # a prompt with at most this many tokens the cache lacks is read whole at once
 
 
+@dataclass(frozen=True)
+class ColdStart:
+    """What a cold request reads first: `budget` tokens of context, of the cursor's cell alone with
+    `cell_only` (no cells above or below). `bench completion --cold` compares them."""
+
+    budget: int = BUDGET
+    cell_only: bool = False
+
+
 def choose(backend: Backend, whole: Context, short: Callable[[], Context],
-           max_new: int) -> tuple[Context, Context | None]:
+           max_new: int, read: int = READ) -> tuple[Context, Context | None]:
     """The context to answer from and the one to read afterwards (None: nothing more to read):
-    `whole` where the cache lacks at most `READ` of its prompt's tokens, else `short()` (within
-    `BUDGET`) where that leaves less to read."""
+    `whole` where the cache lacks at most `read` of its prompt's tokens, else `short()` (within a
+    cold start's budget) where that leaves less to read."""
     todo = _todo(backend, whole, max_new)
-    if todo <= READ:
+    if todo <= read:
         return whole, None
     cold = short()
     if cold == whole or _todo(backend, cold, max_new) >= todo:

@@ -77,9 +77,11 @@ class ContextBuilder:
         return n
 
     def build(self, cells: Sequence[CellText], index: int, cursor: int, budget: int,
-              namespace: Sequence[str] = (), suffix_share: float = 0.25, key: str | None = None) -> Context:
+              namespace: Sequence[str] = (), suffix_share: float = 0.25, key: str | None = None,
+              neighbours: bool = True) -> Context:
         """Context for `cursor` in `cells[index]`; the suffix gets at most `suffix_share` of the budget
-        (less suits a PSM prompt, where every keystroke re-evaluates the suffix).
+        (less suits a PSM prompt, where every keystroke re-evaluates the suffix); without `neighbours`
+        the prompt holds the cursor's cell alone (`above`/`below` still hold the whole notebook).
 
         With a `key` (the cell's id) the cells above are sticky: the ones the last context of that cell
         held stay while they fit, and when some must go, an eighth of the budget is left free, so that
@@ -100,7 +102,7 @@ class ContextBuilder:
 
         near_prefix = self._tail_lines(cell_prefix, prefix_budget - self.tokens(header))
         left = prefix_budget - self.tokens(header) - self.tokens(near_prefix)
-        texts = [t for t in (as_code(c) for c in reversed(cells[:index])) if t]  # nearest first
+        texts = [t for t in (as_code(c) for c in reversed(cells[:index])) if t] if neighbours else []  # nearest first
         costs = _Costs(texts, self.tokens)  # counted as far as they are read: a cold start counts few
         previous = self._above.get(key) if key is not None else None
         n = _fitting(costs, left - budget // 8 if key is not None else left)
@@ -113,7 +115,7 @@ class ContextBuilder:
 
         suffix_left = budget - self.tokens(prefix)
         suffix = self._head_lines(cell_suffix, min(suffix_left, suffix_budget))
-        if suffix == cell_suffix:
+        if suffix == cell_suffix and neighbours:
             suffix_left -= self.tokens(suffix)
             for cell in cells[index + 1 :]:
                 text = as_code(cell)

@@ -74,4 +74,11 @@ class SettingsController:
             self._broadcast(p.event("model_status", model=self.model_status().to_json()))
 
     def _on_model_status(self, status: ModelStatus) -> None:
+        failed = self.registry.fell_back
+        if failed is not None and status.state == "ready" and status.serving == failed[1]:
+            # the chosen model failed and the one before serves on: the setting says what serves (the
+            # status's message names both), in this session's tabs too
+            if self.store.current.model == failed[0]:
+                self.store.update({"model": failed[1]})
+            self._broadcast(self.settings_message(None))
         self._broadcast(p.event("model_status", model=self.model_status().to_json()))

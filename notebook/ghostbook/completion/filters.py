@@ -7,6 +7,7 @@ text is complete. `run` applies them in order to the whole text so far, so it wo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -198,13 +199,19 @@ def drop_garbage(text: str, ctx: FilterContext) -> str:
     """No garbage (`decoding.suggestion.SuggestionRules`, the rules the notebook benchmark counts with
     and the search keeps): each rule cuts the text (fewer lines, less leading space, or nothing) until
     none cuts more."""
-    return SuggestionRules.around(ctx.prefix, ctx.suffix).enforce(text)
+    return _rules(ctx.prefix, ctx.suffix).enforce(text)
 
 
 def hold_garbage(text: str, ctx: FilterContext) -> str:
     """While streaming, what `drop_garbage` can already tell (`SuggestionRules.enforce_streaming`): no
     garbage is shown even for a moment."""
-    return text if ctx.final else SuggestionRules.around(ctx.prefix, ctx.suffix).enforce_streaming(text)
+    return text if ctx.final else _rules(ctx.prefix, ctx.suffix).enforce_streaming(text)
+
+
+@functools.lru_cache(maxsize=8)
+def _rules(prefix: str, suffix: str) -> SuggestionRules:
+    """The suggestion rules around a cursor, made once for all the filter runs of one suggestion."""
+    return SuggestionRules.around(prefix, suffix)
 
 
 # drop_repetitive is a stopper: once the output loops, generating more is waste

@@ -111,6 +111,11 @@ class LineMemory:
                                key=lambda i: (-self.notebooks[i], len(self.lines[i])))
         return [self.lines[i][len(typed):] for i in best]
 
+    def count(self, line: str) -> int:
+        """In how many notebooks the (stripped) `line` is written; 0 if the table lacks it."""
+        i = bisect.bisect_left(self.lines, line)
+        return self.notebooks[i] if i < len(self.lines) and self.lines[i] == line else 0
+
     def import_as(self, alias: str) -> str | None:
         """How other notebooks import the module they call `alias` (`pdr` -> `pandas_datareader as
         pdr`), the spelling in the most notebooks; None if none does, or only by its own last name

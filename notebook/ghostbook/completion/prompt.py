@@ -72,14 +72,14 @@ def known_names(ctx: Context) -> tuple[str, ...] | None:
     """Where the cursor takes a name from a module the table knows (`plt.`, `from sklearn.metrics
     import `): the names it may take (`completion.module_attributes`; for an import also the names the
     notebook uses but never binds); else None."""
-    head, before, after = _around_line(ctx)
+    head, before, after = around_line(ctx)
     module = at_cursor(head, before + after)
     if module is None:
         return None
     return module.names + tuple(names_to_import(before, after)) if module.role == "import" else module.names
 
 
-def _around_line(ctx: Context) -> tuple[str, str, str]:
+def around_line(ctx: Context) -> tuple[str, str, str]:
     """The cursor's line up to the cursor, the notebook's text above that line and below it."""
     head = ctx.cell_prefix.rsplit("\n", 1)[-1]
     above = ctx.cell_prefix[: len(ctx.cell_prefix) - len(head)]
@@ -89,10 +89,14 @@ def _around_line(ctx: Context) -> tuple[str, str, str]:
     return head, before, after
 
 
+def candidate_lines(ctx: Context) -> list[str]:
+    """The rests of the cursor's line copied from the notebook (`completion.candidates`), best first."""
+    head, before, after = around_line(ctx)
+    return candidates(head, before, after, ctx.cell_suffix.partition("\n")[0])
+
+
 def copy_ids(backend: Backend, ctx: Context, healed: bytes) -> tuple[tuple[int, ...], ...]:
     """The candidates copied from the notebook (`completion.candidates`) as token ids, the `healed`
     bytes (which end the prefix) spelled first."""
-    head, before, after = _around_line(ctx)
-    rest = ctx.cell_suffix.partition("\n")[0]
     lead = healed.decode("utf-8", "replace")
-    return tuple(tuple(backend.tokenize(lead + text)) for text in candidates(head, before, after, rest))
+    return tuple(tuple(backend.tokenize(lead + text)) for text in candidate_lines(ctx))

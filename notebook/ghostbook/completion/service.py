@@ -23,12 +23,16 @@ from ghostbook import protocol as p
 from ghostbook.completion import coldstart, filters, gate
 from ghostbook.completion.cache import SuggestionCache
 from ghostbook.completion.candidates import completes_key
+from ghostbook.completion.confidence import Evidence, confidence_model
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider, namespace_block
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
 from ghostbook.completion.line_memory import line_memory
-from ghostbook.completion.prompt import Prompt, layout_for, make_prompt
+from ghostbook.completion.prompt import Prompt, around_line, candidate_lines, layout_for, make_prompt
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
+from ghostbook.completion.stable import StableText
 from ghostbook.completion.stats import CompletionStats
+from ghostbook.completion.telemetry import shared_telemetry
+from ghostbook.decoding.plan import Trace
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_registry
 from ghostbook.models.remote import RemoteBackend, TextRequest
@@ -36,11 +40,31 @@ from ghostbook.models.templates import TemplateError
 
 log = logging.getLogger(__name__)
 
+# A forced request whose time-budgeted search found nothing, or in a function's body only a line of the
+# model's own (`HELD`: the beam's, or one it ran out of time on; not a copy of the notebook's lines:
+# in a notebook's top-level code the whole search is no more often right, docs/benchmarks.md), searches
+# again with
+# these settings: the whole search, the read check too (the prompt is read by then; the budgeted
+# search's own lines are rarely right: HumanEval through the editor's path, docs/benchmarks.md), and
+# where that finds nothing either, greedy. The user asked and waits. The held line is never shown first.
+AGAIN_SEARCH_MS, AGAIN_READ_CHECK = 0, True
+HELD = ("beam", "cut")
+
 
 class CellLike(Protocol):
     id: str
     cell_type: str
     source: str
+
+
+@dataclass(frozen=True)
+class _Made:
+    """A generation's final text, the confidence of its first line and where that line came from."""
+
+    text: str
+    confidence: float
+    origin: str
+    evidence: Evidence | None = None
 
 
 @dataclass
@@ -62,9 +86,17 @@ class CompletionService:
         self.registry = registry or shared_registry()
         self.store = store or shared_store()
         self.cache = SuggestionCache()
+        self.cold = coldstart.ColdStart()  # what a cold request reads first (`coldstart`)
         self.stats = CompletionStats()
+        self.telemetry = shared_telemetry()  # the user's own statistics, server-wide
         self.last_gen: GenStats | None = None
         self.last_prompt: list[int] = []  # the last request's prompt ids (benchmarks)
+        # the last suggestion's confidence, whether it took a forced request's second search, and what
+        # its first search made (what an automatic request shows, or holds back) (benchmarks)
+        self.last_confidence: float | None = None
+        self.last_searched_again = False
+        self.last_first: _Made | None = None
+        self.confidence = confidence_model()
         self._inflight: dict[str, _Inflight] = {}
         self._builder: tuple[Backend, ContextBuilder] | None = None
         self.prewarms = 0
@@ -86,7 +118,10 @@ class CompletionService:
                     self._cancel(client_id)
             case p.SuggestFeedback():
                 self.stats.feedback(message.event, message.latency_ms)
+                self.telemetry.feedback(message, self.registry.status.name or self.store.current.model)
                 self._send_stats(client_id)
+            case p.GetTelemetry() | p.ResetTelemetry():
+                self._send(client_id, await self.telemetry.answer(message))
             case p.GetSettings():
                 self._send(client_id, self.controls.settings_message(message.ref))
                 self._send_stats(client_id)
@@ -141,7 +176,7 @@ class CompletionService:
         if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
-        backend = await self.registry.ensure(settings.model)
+        backend = await self.registry.for_request(settings.model)  # while another loads: the one serving
         if backend is None:
             status = self.registry.status
             return self._emit_error(client_id, inflight, status.message or f"the model is {status.state}")
@@ -152,80 +187,130 @@ class CompletionService:
             return
         ctx = self._context(backend, cells, index, cursor, settings)
         hit = self.cache.get(ctx.prefix, ctx.suffix)
-        if hit is not None:
+        if hit is not None and (hit.text or msg.trigger == "auto"):  # asked where nothing came: try again
             self.stats.cache_hits += 1
             self.stats.server_ms.append((time.perf_counter() - start) * 1000)
-            self._emit(client_id, inflight, msg, cursor, hit.text, True, hit.source)
+            self.last_confidence = hit.confidence
+            self._emit(client_id, inflight, msg, cursor, hit.text if self._shows(msg, hit.confidence) else "", True,
+                       hit.source, hit.confidence)
             return
         full, later = ctx, None
         if not isinstance(backend, RemoteBackend):  # a cold prompt: read a shorter one now, the whole one after
             ctx, later = coldstart.choose(backend, ctx, lambda: self._context(backend, cells, index, cursor,
                                                                                 settings, cold=True),
                                           settings.max_new_tokens)
-        text = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings.max_new_tokens,
-                                    settings.beam_width, settings.read_check, settings.search_ms,
-                                    settings.notebook_candidates)
-        if text is None:  # cancelled
+        again = msg.trigger == "forced" and settings.search_ms > 0 and not isinstance(backend, RemoteBackend)
+        hold = again and in_function_body(ctx.cell_prefix)  # general Python: the whole search pays there
+        made = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings, hold=hold)
+        self.last_searched_again, self.last_first = False, made
+        if again and made is not None and (not made.text or (hold and made.origin in HELD)):
+            # asked, and within the time budget no line fitted, or only the model's own line did (held
+            # back, not shown): the user waits for the whole search (the prompt is read)
+            self.last_searched_again = True
+            for retry in (dataclasses.replace(settings, search_ms=AGAIN_SEARCH_MS, read_check=AGAIN_READ_CHECK),
+                          dataclasses.replace(settings, beam_width=1)):  # where no line fits the search: greedy's
+                again_made = await self._generate(client_id, msg, inflight, cursor, backend, ctx, retry)
+                if again_made is None or again_made.text:
+                    made = again_made
+                    break
+            else:  # the model writes nothing that fits: the notebook's likeliest line that does
+                made = self._candidate(ctx) or made
+        if made is None:  # cancelled
             return
-        self.cache.put(full.prefix, full.suffix, text)
+        self.cache.put(full.prefix, full.suffix, made.text, made.confidence)
         self.stats.server_ms.append((time.perf_counter() - start) * 1000)
-        self._emit(client_id, inflight, msg, cursor, text, True, "model")
+        self.last_confidence = made.confidence
+        self._emit(client_id, inflight, msg, cursor, made.text if self._shows(msg, made.confidence) else "", True,
+                   "model", made.confidence)
         if later is not None and self._current(client_id, inflight):
             self._prefill_soon(backend, later)
 
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
-                        backend: Backend, ctx: Context, max_new: int, beam: int = 1,
-                        read_check: bool = True, search_ms: int = 0, copies: bool = True) -> str | None:
-        """Stream the model's middle through the filters; the final text, or None if cancelled."""
+                        backend: Backend, ctx: Context, settings: CompletionSettings,
+                        hold: bool = False) -> _Made | None:
+        """Stream the model's middle through the filters (an automatic request's only once its first line
+        is confident enough; with `hold`, nothing of a line of `HELD` origin); the final text and its
+        confidence, or None if cancelled."""
+        max_new = settings.max_new_tokens
+        trace = Trace("remote")
         if isinstance(backend, RemoteBackend):  # a server takes the whole prompt's text (DESIGN §3)
             removed = b""
             stream = backend.stream_text(TextRequest(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix,
                                                      max_new), inflight.cancel)
         else:
             try:
-                prompt = make_prompt(backend, ctx, max_new, beam, read_check, search_ms=search_ms, copies=copies)
+                prompt = make_prompt(backend, ctx, max_new, settings.beam_width, settings.read_check,
+                                     search_ms=settings.search_ms, copies=settings.notebook_candidates)
             except TemplateError as exc:
                 self._emit_error(client_id, inflight, str(exc))
                 return None
             removed, self.last_prompt = prompt.plan.heal, prompt.ids
             # the first line's search time counts from the request's arrival: the user waits from then
             plan = dataclasses.replace(prompt.plan, made=min(prompt.plan.made, inflight.start))
-            stream = backend.stream(prompt.ids, plan, inflight.cancel)
-        fctx = filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, final=False)
-        raw, shown, stopped = b"", "", False
+            stream, trace = backend.stream(prompt.ids, plan, inflight.cancel), plan.trace
+        stable = StableText(ctx.cell_prefix, ctx.cell_suffix)  # shows only what no rule can take back
+        _, above, below = around_line(ctx)
+        notebook = above + below  # the notebook's text but the cursor's line
+        confidence: float | None = None  # of the first line, once it is known
+        raw = b""
         self.stats.model_calls += 1
         async with contextlib.aclosing(stream):
             async for token in stream:
-                if stopped:
+                if stable.final is not None:
                     continue  # drain: the worker stops at its next check and reports its stats
                 raw += token.piece
                 if len(raw) < len(removed):
                     continue
-                text, stopped = filters.run(_strip(raw, removed), fctx)
-                if stopped:
+                text = stable.update(_strip(raw, removed))
+                if text is not None and confidence is None:
+                    confidence = self._confidence(text, trace, ctx, notebook)
+                if stable.final is not None:
                     inflight.cancel.set()  # the rest would be cut anyway
-                elif text != shown and not self._emit(client_id, inflight, msg, cursor, text, False, "model"):
+                elif text is not None and self._shows(msg, confidence) and not (hold and trace.origin in HELD) \
+                        and not self._emit(
+                        client_id, inflight, msg, cursor, text, False, "model", confidence):
                     return None
-                shown = text
-        if not stopped:
-            truncated = backend.last_stats.generated >= max_new
-            shown, _ = filters.run(_strip(raw, removed), filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix,
-                                                                               truncated=truncated))
+        shown = stable.finish(_strip(raw, removed), backend.last_stats.generated >= max_new)
         self.last_gen = backend.last_stats
         if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
             return None
-        return shown
+        evidence = _evidence(shown, trace, ctx, notebook)
+        return _Made(shown, self.confidence.probability(evidence) if confidence is None else confidence,
+                     trace.origin, evidence)
+
+    def _candidate(self, ctx: Context) -> _Made | None:
+        """The first line copied from the notebook (`completion.candidates`) that the final filters pass."""
+        for rank, line in enumerate(candidate_lines(ctx)):
+            text, _ = filters.run(line, filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix))
+            if text:
+                _, above, below = around_line(ctx)
+                trace = Trace("copy", rank)
+                return _Made(text, self._confidence(text, trace, ctx, above + below), "copy",
+                             _evidence(text, trace, ctx, above + below))
+        return None
+
+    def _confidence(self, text: str, trace: Trace, ctx: Context, notebook: str) -> float:
+        """P(the user types `text`'s first line exactly), by `completion.confidence`."""
+        return self.confidence.probability(_evidence(text, trace, ctx, notebook))
+
+    def _shows(self, msg: p.Suggest, confidence: float | None) -> bool:
+        """Whether a suggestion of this `confidence` may show: an automatic one of the model the confidence
+        was fitted on only at the threshold of the "Suggest" setting; any other always."""
+        settings = self.store.current
+        return msg.trigger == "forced" or not self.confidence.judges(settings.model) or (
+            confidence is not None and confidence >= self.confidence.threshold(settings.suggest))
 
     def _context(self, backend: Backend, cells: Sequence[CellLike], index: int, cursor: int,
                  settings: CompletionSettings, cold: bool = False) -> Context:
-        """The context for `cursor`; `cold`: within `coldstart.BUDGET` tokens (its own sticky cells above)."""
+        """The context for `cursor`; `cold`: as `self.cold` says (its own sticky cells above)."""
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
         if cold:
-            budget = min(budget, coldstart.BUDGET)
+            budget = min(budget, self.cold.budget)
         return self._builder_for(backend).build(
             [CellText(c.cell_type, c.source) for c in cells], index, cursor, budget,
             self._provider.namespace_lines() if self._provider else (),
-            0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id + ("\0cold" if cold else ""))
+            0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id + ("\0cold" if cold else ""),
+            neighbours=not (cold and self.cold.cell_only))
 
     def _prefill_soon(self, backend: Backend, ctx: Context) -> None:
         """Read `ctx`'s whole prompt into the KV cache in the background (any request stops it)."""
@@ -317,12 +402,13 @@ class CompletionService:
         return self._inflight.get(client_id) is inflight
 
     def _emit(self, client_id: str, inflight: _Inflight, msg: p.Suggest, cursor: int, text: str, done: bool,
-              source: str) -> bool:
+              source: str, confidence: float | None = None) -> bool:
         """Send one `suggestion` message unless the request is stale; False if it is."""
         if not self._current(client_id, inflight):
             return False
+        extra = {} if confidence is None else {"confidence": round(confidence, 3)}
         self._send(client_id, p.event("suggestion", ref=msg.ref, cell_id=msg.cell_id, cursor=cursor, text=text,
-                                      done=done, source=source))
+                                      done=done, source=source, **extra))
         if done:
             self._send_stats(client_id)
         return True
@@ -353,6 +439,34 @@ def _known_key(cells: Sequence[CellLike], index: int, cursor: int, namespace: Se
     before = namespace_block(namespace) + "".join(c.source + "\n\n" for c in cells[:index]) + source[:head_start]
     after = source[cursor:] + "".join("\n\n" + c.source for c in cells[index + 1 :])
     return completes_key(source[head_start:cursor], before, after)
+
+
+def in_function_body(cell_prefix: str) -> bool:
+    """Whether the cursor's line (the end of `cell_prefix`) is in the body of a `def`: an enclosing line,
+    less indented than it, that defines a function."""
+    lines = cell_prefix.split("\n")
+    head = lines[-1]
+    depth = len(head) - len(head.lstrip()) if head.strip() else len(head)
+    for line in reversed(lines[:-1]):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent < depth:
+            if line.lstrip().startswith(("def ", "async def ")):
+                return True
+            depth = indent
+            if not depth:
+                return False
+    return False
+
+
+def _evidence(text: str, trace: Trace, ctx: Context, notebook: str) -> Evidence:
+    """What the confidence of `text` is judged on (`completion.confidence`)."""
+    copy = trace.copy
+    if copy is None:
+        return Evidence(text.split("\n", 1)[0], trace.origin, ctx.cell_prefix, ctx.cell_suffix, notebook)
+    return Evidence(text.split("\n", 1)[0], trace.origin, ctx.cell_prefix, ctx.cell_suffix, notebook,
+                    trace.copy_rank, copy.agreed, copy.margin, copy.offered, copy.per_token, copy.runner_up)
 
 
 def _strip(raw: bytes, removed: bytes) -> str:

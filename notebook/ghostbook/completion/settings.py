@@ -16,6 +16,8 @@ from ghostbook.models.templates import TEMPLATES
 log = logging.getLogger(__name__)
 
 DebounceMode = Literal["fixed", "adaptive"]
+Suggest = Literal["often", "balanced", "confident"]
+SUGGEST = ("often", "balanced", "confident")
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,9 @@ class CompletionSettings:
     enabled: bool = True
     debounce_ms: int = 500
     debounce_mode: DebounceMode = "fixed"
+    # Which automatic suggestions show: "often", "balanced" or only when "confident" (the threshold on
+    # `completion.confidence`'s estimate that the user types it exactly). Ctrl+Space always shows.
+    suggest: Suggest = "balanced"
     max_new_tokens: int = 64
     context_tokens: int = 1024
     model: str = "default"
@@ -35,14 +40,14 @@ class CompletionSettings:
     # lines, as plain code (decoding.reading): HumanEval a little better, notebooks not, ~2.3x the time.
     # `search_ms`: the time (ms) the beam may take for a line, the prompt's reading included for the
     # first (so a cold prompt leaves it little and it is about greedy); then the best line so far wins,
-    # or greedy writes the rest of it. 0: no limit. The defaults are chosen by measurement (README,
-    # "Decode plans"); beam 8 + read check + no limit is the slow, widest search.
+    # or greedy writes the rest of it. 0: no limit. The defaults are chosen by measurement
+    # (docs/benchmarks.md, "Decode plans"); beam 8 + read check + no limit is the slow, widest search.
     beam_width: int = 8
     read_check: bool = False
     search_ms: int = 15
     # Candidate lines copied from the notebook (names, column keys, call patterns and imports of the
     # cells above and below and of the kernel's namespace; `completion.candidates`) compete with the
-    # beam's first line, ranked by the model (`decoding.copies`). README "Notebook candidates".
+    # beam's first line, ranked by the model (`decoding.copies`). docs/completion.md "Notebook candidates".
     notebook_candidates: bool = True
     # openai:/llamacpp: servers. The key (GHOSTBOOK_API_KEY wins) lives in this user's settings file,
     # never in a notebook, and is not sent to the browser. `remote_fim`: how an openai: server gets the
@@ -51,7 +56,7 @@ class CompletionSettings:
     remote_fim: str = "suffix"
     # In-process models: where a transformers model runs (auto: CUDA where torch sees a GPU, in bfloat16),
     # and greedy with speculative drafts from the notebook's own text (`decoding.speculative`; the same
-    # tokens; `ghostbook bench speculative`: faster on copy-heavy cells, see README).
+    # tokens; `ghostbook bench speculative`: faster on copy-heavy cells, docs/benchmarks.md "Speculative decoding").
     device: str = "auto"
     speculative: bool = True
     # A transformers target's draft model for speculative greedy: a local transformers folder with the
@@ -87,6 +92,9 @@ def validate(current: CompletionSettings, changes: dict[str, Any]) -> Completion
             low, high = _LIMITS[key]
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise SettingsError(f"{key} must be an integer from {low} to {high}")
+        elif key == "suggest":
+            if value not in SUGGEST:
+                raise SettingsError("suggest must be 'often', 'balanced' or 'confident'")
         elif key == "debounce_mode":
             if value not in ("fixed", "adaptive"):
                 raise SettingsError("debounce_mode must be 'fixed' or 'adaptive'")

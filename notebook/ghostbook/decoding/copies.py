@@ -14,6 +14,7 @@ it, which the model was not writing, would be its guesswork; so is a beam's line
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,8 +26,8 @@ from ghostbook.models.backend import Evaluation
 # Nats added to a copied line's log-probability: the notebook's own text is evidence the 3.4M model
 # weighs far too little. `RANK_COST`: nats taken off per place down the candidates' order (the order
 # `completion.candidates` found them in: nearest, best-founded first). Tuned on the notebook
-# benchmark's validation split (README, "What the notebook repeats", "After `module.`" and "What
-# Python allows at the cursor"); a bounded bonus keeps the model a veto over a copy it finds absurd.
+# benchmark's validation split (docs/benchmarks.md, "Tuned constants" and "How the rules add up"); a
+# bounded bonus keeps the model a veto over a copy it finds absurd.
 COPY_BONUS = 32.0
 RANK_COST = 8.0
 
@@ -55,12 +56,34 @@ def keeps_rules(text: bytes, rules: LineRules) -> bool:
     return rules.syntax is None or rules.syntax.fits(text)
 
 
+@dataclass(frozen=True)
+class Choice:
+    """A copied line that won: its `tokens`, whether the beam wrote that line itself (`agreed`), by how
+    many nats its score (bonus and rank cost included) beat the beam's line (`margin`; inf where the
+    beam had nothing to say), and how many candidates kept the rules (`offered`)."""
+
+    tokens: list[int]
+    agreed: bool
+    margin: float
+    offered: int
+    per_token: float = 0.0  # the copy's log-probability per token (its line end included)
+    runner_up: float = np.inf  # nats its score (rank cost included) beat the next candidate's by
+
+
 def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: list[int],
            copies: Sequence[Sequence[int]], heal: bytes, rules: LineRules, open_line: bool,
            cancelled: Callable[[], bool] = lambda: False) -> list[int] | None:
     """The best copied line's tokens if it scores higher than the beam's `line` (`COPY_BONUS` to the
     copies), else None. `open_line`: the beam's budget cut its line open (scored as far as it goes;
     then a longer copy is scored on as many tokens)."""
+    chosen = choice(model, index, ends, line, copies, heal, rules, open_line, cancelled)
+    return None if chosen is None else chosen.tokens
+
+
+def choice(model: Evaluation, index: TokenIndex, ends: Collection[int], line: list[int],
+           copies: Sequence[Sequence[int]], heal: bytes, rules: LineRules, open_line: bool,
+           cancelled: Callable[[], bool] = lambda: False) -> Choice | None:
+    """`choose`, with what the choice was made on."""
     pieces = index.pieces
     kept = [list(c) for c in copies if c and _text(pieces, c).startswith(heal)
             and keeps_rules(_text(pieces, c)[len(heal):], rules)]
@@ -69,7 +92,8 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
     text = b"".join(pieces[t] for t in line)
     said = text.split(b"\n", 1)[0][len(heal):].rstrip()
     if said and (same := next((c for c in kept if _text(pieces, c)[len(heal):].rstrip() == said), None)):
-        return same  # the beam wrote the notebook's line itself: it is the whole suggestion all the same
+        # the beam wrote the notebook's line itself: it is the whole suggestion all the same
+        return Choice(same, True, np.inf, len(kept))
     kept = [c for c in kept if not said.startswith(_text(pieces, c)[len(heal):].rstrip()) or not said]
     if not kept:  # the beam's line already says what each copy says, and more
         return None
@@ -80,19 +104,22 @@ def choose(model: Evaluation, index: TokenIndex, ends: Collection[int], line: li
         beam_score = -np.inf  # the beam has nothing to say here, or only a line it keeps for want of one
     else:
         beam_score = line_score(model, index, ends, own, closed=not open_line)
-    best: tuple[float, list[int]] | None = None
+    scored: list[tuple[float, int, list[int]]] = []  # (score less rank cost, tokens scored, copy)
     for rank, copy in enumerate(kept):
         if cancelled():
             return None
         # a line cut open is scored as far as it goes, and so is a longer copy (as many tokens): else
         # a short open line (`displot(`) beat every whole line the notebook had (`load_dataset("diamonds")`)
         cut = bool(open_line and own) and len(copy) > len(own)
-        score = line_score(model, index, ends, copy[: len(own)] if cut else copy, closed=not cut) - RANK_COST * rank
-        if best is None or score > best[0]:
-            best = (score, copy)
-    if best is None or best[0] + COPY_BONUS <= beam_score:
+        part = copy[: len(own)] if cut else copy
+        scored.append((line_score(model, index, ends, part, closed=not cut) - RANK_COST * rank, len(part), copy))
+    ranked = sorted(scored, key=lambda item: -item[0])
+    if not ranked or ranked[0][0] + COPY_BONUS <= beam_score:
         return None
-    return best[1]
+    best, n_read, winner = ranked[0]
+    runner_up = best - ranked[1][0] if len(ranked) > 1 else np.inf
+    per_token = (best + RANK_COST * kept.index(winner)) / (n_read + 1)
+    return Choice(winner, False, best + COPY_BONUS - beam_score, len(kept), per_token, runner_up)
 
 
 def _text(pieces: Sequence[bytes], tokens: Sequence[int]) -> bytes:

@@ -34,6 +34,18 @@ from ghostbook.models.backend import Emit, Evaluation, Vocab
 ASKING = ("(", "[", ",", "=", ".")
 
 
+@dataclass
+class Trace:
+    """Where one decoding's first line came from, for the completion's confidence (`completion.confidence`):
+    `origin` "greedy" (beam 1), "beam" (the beam's line), "copy" (a candidate copied from the notebook or
+    the line memory won; `copy_rank` its place in the candidates' order) or "cut" (the beam ran out of
+    time with the line open and greedy finished it). Set by the worker before the line's tokens go out."""
+
+    origin: str = ""
+    copy_rank: int = -1
+    copy: copied.Choice | None = None  # what a winning copy was chosen on
+
+
 @dataclass(frozen=True)
 class Around:
     """The text around the cursor: `prefix`/`suffix` as the prompt sees them, `cell_prefix`/
@@ -92,6 +104,7 @@ class DecodePlan:
     copy_model: CopyModel | None = field(default=None, compare=False)
     asks: bool = False
     finish: LineRules = field(default_factory=LineRules)
+    trace: Trace = field(default_factory=Trace, compare=False)
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -165,6 +178,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
     """With `plan.beam` > 1 the first line from a beam (and with `plan.lines` each further line), then
     greedy for whatever is left open; else all greedy."""
     if plan.beam <= 1:
+        plan.trace.origin = "greedy"
         return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
     budget = min(plan.max_new_tokens, LINE_BUDGET)
     clock = Clock(plan.made + plan.search_ms / 1000 if plan.search_ms > 0 else None)
@@ -174,11 +188,14 @@ def decode(run: Run, plan: DecodePlan) -> None:
     if line is None:
         return
     if plan.copies and not run.cancelled():
-        chosen = copied.choose(run.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
+        chosen = copied.choice(run.model, run.index, run.ends, line, plan.copies, plan.heal, plan.rules, clock.cut,
                                run.cancelled)
         if chosen is not None:  # the notebook's line, and only that: lines after it would be guesswork
-            return run.send(chosen)
+            plan.trace.origin, plan.trace.copy_rank = "copy", plan.copies.index(tuple(chosen.tokens))
+            plan.trace.copy = chosen
+            return run.send(chosen.tokens)
     if clock.cut:  # out of time with the line open: greedy writes the rest (the heal it has not spelled too)
+        plan.trace.origin = "cut"
         run.send(line)
         text = b"".join(run.index.pieces[t] for t in line)
         if not run.cancelled() and len(line) < plan.max_new_tokens:
@@ -187,6 +204,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
             greedy(run, plan.max_new_tokens - len(line), plan.heal[len(text):], done=line,
                    indent=rule if undecided else None, written=written, fit=plan.finish.syntax)
         return
+    plan.trace.origin = "beam"
     if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
         done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget, plan.search_ms)
     else:

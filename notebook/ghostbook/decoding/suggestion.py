@@ -9,6 +9,8 @@ same rules as it goes (`decoding.lines`: lines to avoid, where a line may start)
   (`decoding.repetition`);
 - `LineCount`: at most 6 lines, or 12 where it fills a block just opened (`decoding.length`);
 - `LeadingSpace`: never starts with whitespace beyond the right indentation (`decoding.indentation`);
+- `NewStatement`: made mid-line, never starts a new statement there, nor a keyword after `X.`
+  (`decoding.statements`: a server's text has no search that keeps to names after the dot);
 - `SyntaxPrefix`: never breaks the cell's syntax where a shorter prefix would not (`decoding.syntax_fit`);
 - `CommentBlock`: no block of comments unless the user is writing one (`decoding.comments`).
 """
@@ -22,6 +24,7 @@ from ghostbook.decoding.comments import CommentBlock
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
 from ghostbook.decoding.repetition import EchoedCall, NearbyCopies, OwnLines
+from ghostbook.decoding.statements import NewStatement
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
 
@@ -39,6 +42,7 @@ class SuggestionRules:
     def around(cls, before: str, after: str) -> SuggestionRules:
         return cls((
             ("starts with extra whitespace", LeadingSpace(before)),
+            ("starts a new statement", NewStatement(before)),
             ("repeated line", OwnLines(before)),
             ("copies a nearby line", NearbyCopies(before, after)),
             ("echoes the call it is in", EchoedCall(before)),

@@ -176,7 +176,7 @@ class EditService:
         if not setting:
             return None
         self.registry.configure_remote(self.store.current.api_key, "")
-        loaded = await self.registry.ensure(setting)
+        loaded = await self.registry.for_request(setting)  # while another loads, the one serving
         if loaded is None:
             status = self.registry.status
             raise EditError("model", f"The edit model is not ready: {status.message or status.state}")
@@ -200,6 +200,9 @@ class EditService:
             self._send(client_id, p.event("edit_error", ref=inflight.ref, message=text, reason=reason))
 
     def _on_status(self, status: ModelStatus) -> None:
+        failed = self.registry.fell_back
+        if failed is not None and status.state == "ready" and self.store.current.edit_model == failed[0]:
+            self.store.update({"edit_model": failed[1]})  # the chosen one failed: the one before serves on
         self._broadcast(self.status_message())
 
 

@@ -76,7 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ghostbook eval", description=__doc__)
     ap.add_argument("models", nargs="*", default=["default"])
     ap.add_argument("--tasks", nargs="+", default=["single", "multi"],
-                    choices=["single", "multi", "heldout", "notebook"])
+                    choices=["single", "multi", "heldout", "notebook", "humaneval"],
+                    help="single/multi: HumanEval infilling by the bare decoder; notebook: the notebook benchmark "
+                         "through the editor's completion service; humaneval: HumanEval single-line through that "
+                         "same path (forced, cursor after the indentation)")
     ap.add_argument("--limit", type=int, default=None, help="first N tasks of each set")
     ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out subset)")
     ap.add_argument("--no-exec", action="store_true", help="exact match only (skip pass@1)")
@@ -101,11 +104,12 @@ def main(argv: list[str] | None = None) -> int:
 
     add_arguments(ap)
     args = ap.parse_args(argv)
-    if "notebook" in args.tasks:  # the notebook benchmark goes through the editor's completion service
-        run_notebook(args, format_table)
-        args.tasks = [t for t in args.tasks if t != "notebook"]
-        if not args.tasks:
-            return 0
+    for name in ("notebook", "humaneval"):  # these go through the editor's completion service
+        if name in args.tasks:
+            run_notebook(args, format_table, name)
+    args.tasks = [t for t in args.tasks if t not in ("notebook", "humaneval")]
+    if not args.tasks:
+        return 0
 
     from ghostbook.eval.generate import load_backend
 

@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from ghostbook import protocol as p
 from ghostbook.completion.garbage import garbage_reason
+from ghostbook.completion.gate import skip_reason
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import CompletionSettings, SettingsStore
 from ghostbook.eval.notebook_tasks import KINDS, NotebookTask
@@ -54,19 +55,35 @@ class NotebookResult:
     garbage: str | None
     ms: float
     read: int = 0  # prompt tokens the request itself read (not in the KV cache when it came)
+    # an automatic request at the same cursor: its text is the first search's (a forced request searches
+    # again where that found nothing or ran out of time); whether the gate's rules skip it (`completion.
+    # gate`), whether its first line is exact, the confidence it is judged by and that confidence's inputs
+    searched_again: bool = False
+    auto_skip: str | None = None
+    auto_exact: bool = False
+    auto_empty: bool = True
+    confidence: float | None = None
+    features: dict[str, float] | None = None
 
 
-def score(task: NotebookTask, text: str, ms: float, read: int = 0) -> NotebookResult:
-    """Exact match and character similarity of the first line (whitespace around it ignored)."""
+def score(task: NotebookTask, text: str, ms: float, read: int = 0,
+          service: CompletionService | None = None) -> NotebookResult:
+    """Exact match and character similarity of the first line (whitespace around it ignored); with the
+    `service` that answered, its confidence and what it read."""
     first = text.split("\n", 1)[0].strip()
     want = task.expected.strip()
     cell = task.cells[task.index]
     line_before = cell[: task.cursor].rsplit("\n", 1)[-1]
     garbage = garbage_reason(text, line_before, task.line_above, cell_before=cell[: task.cursor],
                              cell_after=cell[task.cursor :])
+    auto = service.last_first if service is not None else None
+    auto_text = auto.text if auto is not None else text
     return NotebookResult(task.task_id, task.kind, want, first, first == want,
                           difflib.SequenceMatcher(None, first, want, autojunk=False).ratio(), not text.strip(),
-                          garbage, ms, read)
+                          garbage, ms, read, service is not None and service.last_searched_again,
+                          skip_reason(cell, task.cursor, "auto"), auto_text.split("\n", 1)[0].strip() == want,
+                          not auto_text.strip(), auto.confidence if auto is not None else None,
+                          auto.evidence.features() if auto is not None and auto.evidence is not None else None)
 
 
 def _ignore(message: dict[str, object]) -> None:
@@ -117,7 +134,7 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                     raise RuntimeError(f"{task.task_id}: {outbox.errors[ref]}")
                 gen = service.last_gen
                 results.append(score(task, outbox.done.get(ref, ""), ms,
-                                     gen.prompt_tokens - gen.reused_tokens if gen is not None else 0))
+                                     gen.prompt_tokens - gen.reused_tokens if gen is not None else 0, service))
         finally:
             if own:
                 await registry.close()

@@ -17,6 +17,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ghostbook.completion.settings import CompletionSettings
 
@@ -24,7 +25,10 @@ DEFAULT_PNG = Path("~/.cache/ghostbook/eval/notebook.png")
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--split", choices=["test", "validation"], default="test", help="notebook tasks: the split")
+    ap.add_argument("--split", choices=["test", "validation", "unseen-test", "unseen-validation", "unseen-train"],
+                    default="test", help="notebook tasks: the split (test/validation: cut by notebook from the "
+                    "training split's repositories; unseen-*: whole repositories the model and the line memory "
+                    "never saw, `training.source_split`)")
     ap.add_argument("--notebooks", type=Path, default=None,
                     help="notebook tasks: a notebooks-*.jsonl.gz file instead of the stored split")
     ap.add_argument("--per-notebook", type=int, default=6, help="notebook tasks: tasks cut from each notebook")
@@ -38,15 +42,16 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                          "their own prompt; both: off and on, side by side")
 
 
-def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str, object]]], str]) -> list[
-        dict[str, object]]:
-    """Run the notebook tasks for each of `args.models`; print the table, write the PNG (and JSON)."""
+def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str, object]]], str],
+                 task_set: str = "notebook") -> list[dict[str, object]]:
+    """Run the notebook tasks (`task_set` "humaneval": HumanEval single-line, one cell a problem) for each
+    of `args.models`; print the table, write the PNG (and JSON)."""
     from ghostbook.eval import notebook_bench as bench
     from ghostbook.eval.notebook_data import load_notebooks, packaged_split
-    from ghostbook.eval.notebook_tasks import notebook_tasks
+    from ghostbook.eval.notebook_tasks import humaneval_tasks, notebook_tasks
 
     path = args.notebooks or packaged_split(args.split)
-    tasks = notebook_tasks(load_notebooks(path), args.per_notebook)
+    tasks = humaneval_tasks() if task_set == "humaneval" else notebook_tasks(load_notebooks(path), args.per_notebook)
     if args.stride > 1:
         tasks = tasks[:: args.stride]
     if args.limit:
@@ -66,17 +71,37 @@ def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str
         runs.append((f"{name} beam {args.beam} candidates {cand} {requests}", results))
         rows += bench.rows({"model": name, "beam": args.beam, "candidates": cand, "requests": requests}, results)
         if args.json:
-            tag = (name.replace(":", "-") + ("" if len(switch) == 1 else f"-candidates-{cand}")
+            tag = (("humaneval-" if task_set == "humaneval" else "") + name.replace(":", "-")
+                   + ("" if len(switch) == 1 else f"-candidates-{cand}")
                    + ("" if len(debounces) == 1 else f"-{requests}"))
             out = args.json.with_name(args.json.stem + f".notebook-{tag}.json")
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps({"argv": sys.argv, "split": str(path), "summary": rows,
                                        "results": bench.details(results)}, indent=1))
-    print(f"notebook tasks ({args.split if args.notebooks is None else path}, {len(tasks)} tasks; "
+    title = "HumanEval single-line (cursor after the indentation" if task_set == "humaneval" else \
+        f"notebook tasks ({args.split if args.notebooks is None else path}"
+    print(f"{title}, {len(tasks)} tasks; "
           "editor path, no kernel namespace; debounced: the prompt read before the request, as the editor's "
           "debounce lets the server)")
     print(format_table(rows))
-    png = bench.plot(runs, args.png.expanduser())
+    png = args.png.expanduser()
+    png = bench.plot(runs, png.with_name(png.stem + "-humaneval" + png.suffix) if task_set == "humaneval" else png)
     print(f"chart: {png}")
+    if task_set == "notebook":
+        print_gate(runs, png.with_name(png.stem + "-gate" + png.suffix))
     return rows
+
+
+def print_gate(runs: list[tuple[str, list[Any]]], png: Path) -> None:
+    """What automatic requests would show at each "Suggest" setting (`eval.gate_report`), and a chart."""
+    from ghostbook.completion.confidence import confidence_model
+    from ghostbook.eval import gate_report
+
+    thresholds = dict(confidence_model().thresholds)
+    for label, results in runs:
+        print(f"automatic requests, {label}: shown, exact among shown (precision), exact hits kept")
+        for row in gate_report.gate_rows(results, thresholds):
+            print(f"  {row.setting:<14} threshold {row.threshold:.3f}  shown {row.shown:>4} of {row.tasks:<4} "
+                  f"exact {row.exact:>4}  precision {row.precision:6.1%}  hits kept {row.hits_kept:6.1%}")
+    print(f"chart: {gate_report.plot(runs, thresholds, png)}")
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ghostbook.completion.scan import position_kind
 from ghostbook.eval.notebook_data import Notebook
+from ghostbook.eval.tasks import humaneval_single_line
 
 KINDS = ("line", "after .", "after (", "after =", "after ,", "after import", "cell")
 _TRIGGER = re.compile(r"(?<=[A-Za-z0-9_\)\]])\.(?=[A-Za-z_])|\((?=\S)|(?<![=!<>])=(?!=) ?|, ?|\bimport ")
@@ -118,3 +119,11 @@ def _task(nb: Notebook, kind: str, ci: int, li: int, col: int, n: int) -> Notebo
 
 def notebook_tasks(notebooks: Iterable[Notebook], per_notebook: int = 6) -> list[NotebookTask]:
     return [t for nb in notebooks for t in tasks_for(nb, per_notebook)]
+
+
+def humaneval_tasks(stride: int = 1) -> list[NotebookTask]:
+    """HumanEval single-line infilling as the editor meets it: each problem one cell, the cursor after
+    the masked line's indentation (where auto-indent leaves it), every `stride`-th line; kind "line"."""
+    return [NotebookTask(t.task_id, t.task_id.rsplit("/", 1)[0], "line", (t.prefix + t.suffix,), 0, len(t.prefix),
+                         t.middle.rstrip())
+            for t in humaneval_single_line(cut="indent")[::stride]]

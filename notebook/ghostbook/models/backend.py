@@ -30,10 +30,15 @@ class ModelStatus:
     message: str | None = None
     bytes_done: int | None = None  # while downloading
     bytes_total: int | None = None
+    # the setting of the model answering requests now, and its name: while another downloads or loads,
+    # and after one failed, the one that served before (`loader.ModelRegistry`); None when none serves
+    serving: str | None = None
+    serving_name: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"state": self.state, "name": self.name, "path": self.path, "progress": self.progress,
-                "message": self.message, "bytes_done": self.bytes_done, "bytes_total": self.bytes_total}
+                "message": self.message, "bytes_done": self.bytes_done, "bytes_total": self.bytes_total,
+                "serving": self.serving, "serving_name": self.serving_name}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ prefix stays), or copied from the one that holds the most of it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,7 +31,15 @@ def make_context(llm: Any, n_ctx: int) -> Any:
     params.n_seq_max = N_SEQ
     params.kv_unified = True
     old = llm._ctx
-    llm._ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
+    # llama.cpp counts the cache's cells as one sequence's context and warns of a "training context
+    # overflow" where they pass the trained length; the positions do not (the backend keeps them below)
+    lib_log = logging.getLogger("llama-cpp-python")
+    level = lib_log.level
+    lib_log.setLevel(logging.CRITICAL)
+    try:
+        llm._ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
+    finally:
+        lib_log.setLevel(level)
     old.close()
     return llm._ctx
 

@@ -33,6 +33,7 @@ from ghostbook.models.backend import (
     common_prefix,
 )
 from ghostbook.models.catalog import detect_family
+from ghostbook.models.gguf_meta import trained_context
 from ghostbook.models.llama_seqs import N_SEQ, Sequences, make_context
 from ghostbook.models.worker import ThreadedGeneration, counted
 
@@ -225,16 +226,17 @@ class LlamaCppBackend(ThreadedGeneration):
             import llama_cpp
         except ImportError as exc:
             raise ModelLoadError(f"llama-cpp-python is not installed: {exc}") from None
+        trained = trained_context(self.path)  # never run past what the model was trained on
         try:
             with load_progress(self.on_progress):
-                llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=self._n_ctx, n_batch=512,
-                                      n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,
-                                      verbose=False)
+                llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=min(self._n_ctx, trained or self._n_ctx),
+                                      n_batch=512, n_threads=self._threads, n_threads_batch=self._threads,
+                                      logits_all=False, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelLoadError(f"cannot load {self.path}: the file is corrupt or not a supported model "
                                  f"({exc})") from None
         n_train = llm._model.n_ctx_train()
-        if n_train < llm.n_ctx():  # never run past what the model was trained on
+        if n_train < llm.n_ctx():  # a header this reader did not know
             llm.close()
             llm = llama_cpp.Llama(model_path=str(self.path), n_ctx=n_train, n_batch=512,
                                   n_threads=self._threads, n_threads_batch=self._threads, logits_all=False,

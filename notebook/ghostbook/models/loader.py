@@ -2,6 +2,9 @@
 
 A bad model setting (missing or corrupt file, default not built) puts the registry in state "error"
 with a message for the user; completion then answers `suggestion_error` and the notebook keeps working.
+A new setting loads beside the model serving now: requests (`ModelRegistry.for_request`) keep getting
+that one until the new one is ready and replaces it; if the new one fails, the old one goes on serving
+and the status says so ("ready", its message naming both; `fell_back`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from ghostbook.models import specs
 from ghostbook.models.backend import Backend, ModelLoadError, ModelStatus
 from ghostbook.models.catalog import CatalogEntry, ModelNotFound, resolve
-from ghostbook.models.catalogue import check_ram, hub_offer, ram_needed_mb
+from ghostbook.models.catalogue import available_ram_mb, check_ram, hub_offer, ram_needed_mb
 from ghostbook.models.download import DownloadError, cached_file, download
 from ghostbook.models.load_progress import transformers_weights
 from ghostbook.models.remote import remote_backend
@@ -82,14 +85,20 @@ def chat_server(kind: str, url: str, key: str, family: str) -> Any:
 
 
 class ModelRegistry:
-    """Holds at most one loaded backend, for the current model setting (`remote` connects to servers:
-    FIM completions for the completion model, chat for the edit model)."""
+    """Holds the backend serving now (`backend`, loaded for the setting `serving`) and, while the setting
+    changes, loads the next one beside it (`remote` connects to servers: FIM completions for the
+    completion model, chat for the edit model). `setting` is the one asked for last."""
 
     def __init__(self, factory: BackendFactory = default_factory, remote: RemoteFactory = remote_backend) -> None:
         self._factory = factory
         self._remote = remote
         self.setting: str | None = None
         self.backend: Backend | None = None
+        self.serving: str | None = None  # the setting `backend` was loaded for
+        self._serving_name = ""
+        self._serving_path: str | None = None
+        self._stale = False  # options changed since `backend` loaded: the same setting loads again
+        self.fell_back: tuple[str, str] | None = None  # (the setting that failed, the one still serving)
         self.status = ModelStatus("off")
         self._listeners: list[Listener] = []
         self._task: asyncio.Task[None] | None = None
@@ -110,6 +119,8 @@ class ModelRegistry:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _set(self, status: ModelStatus) -> None:
+        if self.backend is not None and self.serving is not None:
+            status = dataclasses.replace(status, serving=self.serving, serving_name=self._serving_name)
         self.status = status
         for listener in list(self._listeners):
             try:
@@ -118,18 +129,34 @@ class ModelRegistry:
                 log.exception("model status listener failed")
 
     async def ensure(self, setting: str) -> Backend | None:
-        """The backend for `setting`, loading it (once) if needed; None with status "error" on failure."""
+        """The backend for `setting`, loading it (once) if needed; None on failure (status "error", or
+        "ready" for the model still serving)."""
         self.start(setting)
         if self._task is not None:
             await asyncio.shield(self._task)
-        return self.backend if self.setting == setting and self.status.state == "ready" else None
+        ready = self.status.state == "ready" and self.serving == setting and not self._stale
+        return self.backend if self.setting == setting and ready else None
+
+    async def for_request(self, setting: str) -> Backend | None:
+        """The backend to answer a request for `setting` now: its own once loaded; while it downloads or
+        loads, and after it failed, the one that served before (with none, its own, waited for); None
+        when none can serve."""
+        self.start(setting)
+        if self.backend is None and self._task is not None:
+            await asyncio.shield(self._task)
+        return self.backend
 
     def start(self, setting: str, force: bool = False) -> None:
         """Begin loading in the background (e.g. when a session opens) without waiting; `force`: again,
-        after an error (a failed download chosen once more)."""
+        after an error (a failed download chosen once more). The model serving now goes on serving
+        until the new one is ready; the setting it serves is ready at once."""
         if setting != self.setting or (force and self.status.state == "error"):
-            self.setting = setting
+            self.setting, self.fell_back = setting, None
             self.cancel_download()
+            if setting == self.serving and self.backend is not None and not self._stale:
+                self._task = None  # a load in flight finds the setting changed and drops what it loaded
+                self._set(ModelStatus("ready", self._serving_name, self._serving_path, 1.0, None))
+                return
             self._set(ModelStatus("loading", setting, None, 0.0, None))
             self._task = asyncio.get_running_loop().create_task(self._load(setting))
 
@@ -138,14 +165,14 @@ class ModelRegistry:
         if (key, family) != self.remote_options:
             self.remote_options = (key, family)
             if self.setting is not None and self.setting.split(":", 1)[0] in ("openai", "llamacpp"):
-                self.setting = None  # the next start() connects again
+                self.setting, self._stale = None, True  # the next start() connects again
 
     def configure_local(self, device: str, speculative: bool, draft: str = "") -> None:
         """In-process models: the `device` and `draft` model of a transformers model (a change loads it
         again) and whether greedy drafts speculatively (applied at once)."""
         if (device, draft) != self.local_options[::2] and self.setting is not None and \
                 hasattr(self.backend, "device"):
-            self.setting = None  # the next start() loads it with the new options
+            self.setting, self._stale = None, True  # the next start() loads it with the new options
         self.local_options = (device, speculative, draft)
         if self.backend is not None and hasattr(self.backend, "speculative"):
             self.backend.speculative = speculative
@@ -170,15 +197,46 @@ class ModelRegistry:
         except RuntimeError:  # the loop is closed
             pass
 
+    async def _serve(self, setting: str, backend: Backend, status: ModelStatus) -> None:
+        """`backend` (loaded for `setting`) serves from now on; the one it replaces is unloaded."""
+        old, self.backend, self.serving, self._stale = self.backend, backend, setting, False
+        self._serving_name, self._serving_path = status.name, status.path
+        self._set(status)
+        if old is not None and old is not backend:
+            await asyncio.to_thread(old.unload)
+
+    def _fail(self, setting: str, error: ModelStatus) -> None:
+        """`setting` could not be loaded (`error`): the model serving before goes on serving, and the
+        status ("ready", for it) says what failed; with none, the status is `error`."""
+        if self.setting != setting:
+            return
+        if self.backend is None or self.serving is None:
+            self._set(error)
+            return
+        failed = error.name or setting
+        kept = "the built-in model" if self.serving == "default" else self._serving_name or self.serving
+        reason = (error.message or "it failed").rstrip(". ")
+        self.setting, self.fell_back = self.serving, (setting, self.serving)
+        self._set(ModelStatus("ready", self._serving_name, self._serving_path, 1.0,
+                              f"Could not load {failed}: {reason}. Still using {kept}; pick another model or retry."))
+
+    async def _make_room(self, name: str, needed_mb: float) -> None:
+        """Refuse (ModelLoadError) a model that does not fit in RAM; one that fits only without the model
+        serving now gets its memory (that one stops serving first)."""
+        free = await asyncio.to_thread(available_ram_mb)
+        if free is None or needed_mb <= free or self.backend is None:
+            check_ram(name, needed_mb, free)
+            return
+        check_ram(name, needed_mb, free + await asyncio.to_thread(_ram_held, self.backend))
+        old, self.backend, self.serving = self.backend, None, None
+        await asyncio.to_thread(old.unload)
+
     async def _load(self, setting: str) -> None:
         self._loop = asyncio.get_running_loop()
-        old, self.backend = self.backend, None
-        if old is not None:
-            await asyncio.to_thread(old.unload)
         try:
             spec = specs.parse(setting)
         except specs.SpecError as exc:
-            self._set(ModelStatus("error", setting, None, None, str(exc)))
+            self._fail(setting, ModelStatus("error", setting, None, None, str(exc)))
             return
         if spec.remote:
             await self._connect(setting, spec)
@@ -196,7 +254,7 @@ class ModelRegistry:
             try:
                 entry, path = resolve(setting)
             except ModelNotFound as exc:
-                self._set(ModelStatus("error", setting, None, None, str(exc)))
+                self._fail(setting, ModelStatus("error", setting, None, None, str(exc)))
                 return
             name = entry.name if entry else path.name
             family = entry.family if entry else None
@@ -220,16 +278,14 @@ class ModelRegistry:
 
         try:
             needed = entry.ram_mb if entry is not None and entry.ram_mb else ram_needed_mb(path)
-            check_ram(name, needed or 0)
+            await self._make_room(name, needed or 0)
             await asyncio.to_thread(load)
         except ModelLoadError as exc:
-            if self.setting == setting:
-                self._set(ModelStatus("error", name, str(path), None, str(exc)))
+            self._fail(setting, ModelStatus("error", name, str(path), None, str(exc)))
             return
         except Exception as exc:  # anything else from a native library: still data, not a crash
             log.exception("loading %s failed", path)
-            if self.setting == setting:
-                self._set(ModelStatus("error", name, str(path), None, f"cannot load {path}: {exc}"))
+            self._fail(setting, ModelStatus("error", name, str(path), None, f"cannot load {path}: {exc}"))
             return
         if self.setting != setting:  # the setting changed while this one loaded
             await asyncio.to_thread(backend.unload)
@@ -239,8 +295,7 @@ class ModelRegistry:
             if entry.layout:
                 extra["layout"] = entry.layout
             backend.info = dataclasses.replace(backend.info, extra=extra)
-        self.backend = backend
-        self._set(ModelStatus("ready", name, str(path), 1.0, None))
+        await self._serve(setting, backend, ModelStatus("ready", name, str(path), 1.0, None))
 
     def _throttled(self, make: Callable[[float], ModelStatus]) -> Callable[[float], None]:
         last = [0.0]
@@ -266,8 +321,7 @@ class ModelRegistry:
         try:
             path = await asyncio.to_thread(download, spec.repo, spec.filename or None, report, cancel)
         except DownloadError as exc:
-            if self.setting == setting:
-                self._set(ModelStatus("error", name, None, None, str(exc)))
+            self._fail(setting, ModelStatus("error", name, None, None, str(exc)))
             return None
         finally:
             if self._download_cancel is cancel:
@@ -280,8 +334,9 @@ class ModelRegistry:
             try:
                 check_gguf(path)
             except ModelLoadError:
-                self._set(ModelStatus("error", name, str(path), None, f"the downloaded file is corrupt (not a GGUF "
-                                      f"file): delete {path} (or `hf cache delete`) and choose the model again"))
+                self._fail(setting, ModelStatus("error", name, str(path), None, f"the downloaded file is corrupt "
+                                                f"(not a GGUF file): delete {path} (or `hf cache delete`) and "
+                                                "choose the model again"))
                 return None
         return path
 
@@ -292,20 +347,18 @@ class ModelRegistry:
             backend = self._remote(spec.kind, spec.url, key, family)
             await asyncio.to_thread(backend.load)
         except (ModelLoadError, TemplateError) as exc:
-            if self.setting == setting:
-                self._set(ModelStatus("error", spec.text, spec.url, None, str(exc)))
+            self._fail(setting, ModelStatus("error", spec.text, spec.url, None, str(exc)))
             return
         if self.setting == setting:
-            self.backend = backend  # type: ignore[assignment]
-            self._set(ModelStatus("ready", spec.text, spec.url, 1.0, None))
+            await self._serve(setting, backend, ModelStatus("ready", spec.text, spec.url, 1.0, None))
 
     async def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
+        self.setting = self.serving = self.fell_back = None
         if self.backend is not None:
             backend, self.backend = self.backend, None
             await asyncio.to_thread(backend.unload)
-        self.setting = None
         self.status = ModelStatus("off")
 
     async def clear(self) -> None:
@@ -313,11 +366,17 @@ class ModelRegistry:
         if self._task is not None:
             self._task.cancel()
         self.cancel_download()
-        self.setting = None
+        self.setting = self.serving = self.fell_back = None
         if self.backend is not None:
             backend, self.backend = self.backend, None
             await asyncio.to_thread(backend.unload)
         self._set(ModelStatus("off"))
+
+
+def _ram_held(backend: Backend) -> float:
+    """RAM (MB) a loaded backend holds: its model file's or folder's need; none for a server's client."""
+    path = Path(backend.info.path or "-")
+    return ram_needed_mb(path) if path.is_file() or (path / "config.json").is_file() else 0.0
 
 
 _shared: ModelRegistry | None = None

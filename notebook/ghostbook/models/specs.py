@@ -1,4 +1,4 @@
-"""The forms a model setting takes (README "Models"):
+"""The forms a model setting takes (README "Choosing a model"):
 
 - `default` — Ghostbook's own model, shipped in the package;
 - a local `.gguf` file or a transformers model folder;

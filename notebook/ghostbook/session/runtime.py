@@ -143,7 +143,7 @@ class NotebookSession:
             case p.Complete() | p.Inspect():
                 await self._intellisense(client, message)
             case (p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings()
-                  | p.GetCatalogue() | p.CancelDownload()):
+                  | p.GetCatalogue() | p.CancelDownload() | p.GetTelemetry() | p.ResetTelemetry()):
                 await self.completion.handle(client.id, message)
                 if isinstance(message, p.GetSettings | p.UpdateSettings):  # the edit model's setting and status
                     await self.editing.handle(client.id, message)

@@ -134,6 +134,14 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.notebooks import main as notebook_data
 
         return notebook_data(argv[1:])
+    if argv[:1] == ["confidence"]:  # `ghostbook train confidence`: the automatic ghost text's confidence
+        from ghostbook.training.confidence_fit import main as confidence
+
+        return confidence(argv[1:])
+    if argv[:1] == ["source-split"]:  # `ghostbook train source-split MORE`: benchmarks split by repository
+        from ghostbook.training.source_split import main as source_split
+
+        return source_split(argv[1:])
     if argv[:1] == ["finetune"]:  # `ghostbook train finetune DIR...`: on the user's own notebooks
         from ghostbook.training.finetune import main as finetune
 

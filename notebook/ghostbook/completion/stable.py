@@ -1,0 +1,46 @@
+"""What a streaming suggestion may show: only text that no rule can still take back.
+
+A suggestion once drawn stays until the user types past it or dismisses it, so streaming shows a text
+only when the final filters (`filters.FINAL`: garbage, syntax, line rules) pass it as a whole
+suggestion, and only at a line's end: the first line when it is complete, then each further line. The
+final text extends what was shown, or is what was shown where the rules cut the rest (what was shown
+passed them on its own).
+"""
+
+from __future__ import annotations
+
+from ghostbook.completion import filters
+
+
+class StableText:
+    """The shown text of one streaming suggestion in the cursor's cell (`prefix` | `suffix`)."""
+
+    def __init__(self, prefix: str, suffix: str) -> None:
+        self.prefix, self.suffix = prefix, suffix
+        self.shown = ""
+        self.final: str | None = None  # set once a stopper cut the text: generation can stop
+
+    def update(self, raw: str) -> str | None:
+        """Feed the whole generated text so far; a longer text to show now, or None."""
+        text, stopped = filters.run(raw, filters.FilterContext(self.prefix, self.suffix, final=False))
+        if stopped:  # the stopper's cut ran the final filters too
+            self.final = text if text.startswith(self.shown) else self.shown
+            return self._extend(self.final)
+        end = text.rfind("\n")
+        if end <= 0:
+            return None  # the first line is still open
+        whole, _ = filters.run(text[:end], filters.FilterContext(self.prefix, self.suffix))
+        return self._extend(whole)
+
+    def finish(self, raw: str, truncated: bool) -> str:
+        """The final text once generation ended (`truncated`: at the token limit)."""
+        if self.final is not None:
+            return self.final
+        text, _ = filters.run(raw, filters.FilterContext(self.prefix, self.suffix, truncated=truncated))
+        return text if text.startswith(self.shown) else self.shown
+
+    def _extend(self, text: str) -> str | None:
+        if len(text) > len(self.shown) and text.startswith(self.shown):
+            self.shown = text
+            return text
+        return None
