@@ -214,7 +214,7 @@ class CompletionService:
                     made = again_made
                     break
             else:  # the model writes nothing that fits: the notebook's likeliest line that does
-                made = self._candidate(ctx) or made
+                made = (self._candidate(ctx) if settings.notebook_candidates else None) or made
         if made is None:  # cancelled
             return
         self.cache.put(full.prefix, full.suffix, made.text, made.confidence)
