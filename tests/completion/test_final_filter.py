@@ -131,7 +131,9 @@ async def test_a_remote_servers_garbage_is_dropped_as_an_in_process_models_is(
     assert remote == ""
     assert (cells[-1].source, text) in judged  # the final rules judged the server's whole text
     judged.clear()
-    local = await suggest(cells, tmp_path / "local", {"beam_width": 1}, ScriptedBackend(text))
+    # (no notebook candidates: else Ctrl+Space's last resort offers the notebook's own line instead)
+    local = await suggest(cells, tmp_path / "local", {"beam_width": 1, "notebook_candidates": False},
+                          ScriptedBackend(text))
     assert local == ""
     assert (cells[-1].source, text) in judged  # the same rules on the same text
 

@@ -70,5 +70,6 @@ async def test_registry_loads_the_draft_model(tiny_gguf: Path, tmp_path: Path) -
     assert isinstance(backend, TransformersBackend) and backend.draft is not None and backend.speculative
     registry.configure_local("cpu", True, str(tmp_path))
     assert await registry.ensure(hf) is None
-    assert registry.status.state == "error" and registry.status.message is not None
-    assert registry.status.message.startswith("draft model: not a transformers model folder")
+    # the model that serves keeps serving (`ModelRegistry`), and the message says why the new one did not
+    assert registry.status.message is not None
+    assert "draft model: not a transformers model folder" in registry.status.message
