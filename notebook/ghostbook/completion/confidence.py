@@ -32,6 +32,9 @@ from ghostbook.completion.line_memory import line_memory
 MODEL = "confidence.json"
 KINDS = ("line", "after .", "after (", "after =", "after ,", "after import", "cell", "mid")
 ORIGINS = ("copy", "beam", "cut", "greedy", "remote")
+# the kinds the benchmark's tasks have, and so the fit saw; elsewhere ("mid": inside a word, after `as `)
+# a suggestion is not judged
+FITTED_KINDS = KINDS[:-1]
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -125,8 +128,8 @@ class ConfidenceModel:
     def probability(self, evidence: Evidence) -> float:
         if not evidence.line.strip():
             return 0.0
-        if not self.weights:
-            return 1.0  # no model: nothing is held back
+        if not self.weights or cursor_kind(evidence.cell_prefix) not in FITTED_KINDS:
+            return 1.0  # no model, or a place it never saw (inside a word): nothing is held back
         z = sum(self.weights.get(name, 0.0) * value for name, value in evidence.features().items())
         return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
