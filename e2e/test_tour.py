@@ -53,6 +53,7 @@ def test_the_tour_runs_top_to_bottom_without_errors(server: Server, page: Page) 
     assert empty.get_attribute("data-cell-type") == "code"
     empty.get_by_test_id("cell-editor").locator(".cm-content").click()
     page.keyboard.type('iris["pe')
+    page.keyboard.press("Control+Space")  # a pause shows it where the confidence gate is sure enough; asked, always
     suggestion = wait_ghost_done(page)
     assert re.match(r"tal_(length|width)\b", suggestion), suggestion  # the editor closed `"]` already
     empty.scroll_into_view_if_needed()
@@ -62,6 +63,7 @@ def test_the_tour_runs_top_to_bottom_without_errors(server: Server, page: Page) 
         page.keyboard.press("Control+a")
         page.keyboard.press("Delete")
         page.keyboard.type(prompt)
+        page.keyboard.press("Control+Space")
         assert wait_ghost_done(page).startswith(expected), prompt
     page.keyboard.press("Escape")
 
