@@ -123,3 +123,48 @@ async def test_where_the_model_writes_nothing_that_fits_ctrl_space_offers_the_no
     await service.suggest("t1", suggest("r1", "b", 3, "forced"))
     assert len(backend.params) == 3  # the budgeted search, the whole search, greedy
     assert out.of("suggestion", "r1")[-1]["text"] == "describe()"
+
+
+class ByPlan(ScriptedBackend):
+    """Writes `first` for the time-budgeted search and `script` for any other, counting each stream's
+    tokens (`written`)."""
+
+    def __init__(self, first: str, script: str) -> None:
+        super().__init__(script)
+        self.first = first.encode()
+        self.written: list[int] = []
+
+    async def stream(self, prompt_ids, params, cancel):  # type: ignore[no-untyped-def,override]
+        script, self.script = self.script, (self.first if params.search_ms else self.script)
+        self.written.append(0)
+        try:
+            async for token in super().stream(prompt_ids, params, cancel):
+                self.written[-1] += 1
+                yield token
+        finally:
+            self.script = script
+
+
+async def test_a_first_line_copying_a_nearby_one_stops_the_model_and_ctrl_space_searches_again(
+        tmp_path: Path) -> None:
+    """`print(x)` is the line below: no text after it can make the suggestion stand, so the model stops at
+    that line's end (not at the token limit), and the forced request's second search (at the top level
+    two lines wide, without the read check) answers."""
+    backend = ByPlan("print(x)\n" + "y = 1\n" * 40, "y = 2")
+    cells = [FakeCell("a", "code", "x = 1\n\nprint(x)")]
+    service, out, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r1", "a", len("x = 1\n"), "forced"))
+    assert out.of("suggestion", "r1")[-1]["text"] == "y = 2" and service.last_searched_again
+    assert backend.written[0] < len("print(x)\n") + 8  # stopped at once, not after 64 tokens
+    again = backend.params[1]
+    assert (again.search_ms, again.beam, again.rules.reading) == (0, 2, None)
+
+
+async def test_in_a_function_body_ctrl_space_searches_again_with_the_whole_search(tmp_path: Path) -> None:
+    backend = ByPlan("", "return total")
+    cells = [FakeCell("a", "code", "def f(rows):\n    total = sum(rows)\n    ")]
+    service, out, _ = make_service(tmp_path, backend, cells=cells)
+    await service.suggest("t1", suggest("r1", "a", len(cells[0].source), "forced"))
+    assert out.of("suggestion", "r1")[-1]["text"] == "return total"
+    again = backend.params[1]
+    assert (again.search_ms, again.beam, again.rules.reading is not None) == (0, 8, True)

@@ -102,6 +102,21 @@ def test_comment_block_unless_the_user_writes_one() -> None:
     assert CommentBlock('def f(n):\n    """').cut("Return it.\n    More.") == "Return it.\n    More."
 
 
+def test_a_new_line_never_starts_with_an_empty_comment_even_among_comments() -> None:
+    licence = "#\n# Licensed under the Apache License, Version 2.0\n# you may not use this file"
+    below_a_comment = "import pandas as pd\n\n# The following lines adjust the granularity of reporting.\n"
+    assert CommentBlock(below_a_comment).cut(licence) == ""
+    assert CommentBlock(below_a_comment).cut("# of reporting\npd.options.display.max_rows = 10") != ""
+    assert CommentBlock("x = 1  ").cut("#") == "#"  # an inline comment begun: the user's
+
+
+def test_spoiled_only_where_no_text_after_the_first_line_can_save_it() -> None:
+    rules = SuggestionRules.around("x = 1\n", "\nprint(x)")
+    assert rules.spoiled("print(x)")  # a copy of the line below: whatever follows is cut with it
+    assert not rules.spoiled("y = x +")  # a line that does not parse yet may be finished by the next
+    assert not rules.spoiled("")
+
+
 def test_rules_apply_until_none_cuts_and_name_the_first_broken() -> None:
     rules = SuggestionRules.around("for i in range(10):\n    ", "")
     text = "for i in range(10):\n        for i in range(10):\n            print(i)"

@@ -77,3 +77,16 @@ def test_no_notebook_benchmark_line_gives_a_keyword_twice() -> None:
         for task in notebook_tasks(load_notebooks(packaged_split(split))):
             line = task.cells[task.index][: task.cursor].rsplit("\n", 1)[-1] + task.expected
             assert not repeats_keyword(line), task.task_id
+
+
+def test_a_future_import_fits_only_at_the_cells_start() -> None:
+    """The compiler takes `from __future__` imports only before other code (a docstring aside); the
+    parser takes them anywhere, and the model offers one on any new line."""
+    assert parses("from __future__ import annotations\nimport numpy as np")
+    assert parses('"""Notes."""\nfrom __future__ import annotations\nfrom __future__ import division\nx = 1')
+    assert not parses("import numpy as np\nfrom __future__ import annotations")
+    assert not parses("def f():\n    from __future__ import annotations")
+    assert parses("x = '__future__'")
+    fit = SyntaxFit("import numpy as np\n", "\nx = np.zeros(3)")
+    assert not fit.fits(b"from __future__ import annotations") and fit.fits(b"import pandas as pd")
+    assert SyntaxFit("", "\nimport numpy as np").fits(b"from __future__ import annotations")

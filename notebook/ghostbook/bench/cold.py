@@ -32,7 +32,7 @@ from typing import Any, Literal
 from ghostbook import protocol as p
 from ghostbook.completion import coldstart
 from ghostbook.completion.line_memory import line_memory
-from ghostbook.completion.service import CompletionService
+from ghostbook.completion.service import AGAIN, AGAIN_IN_FUNCTION, Again, CompletionService
 from ghostbook.completion.settings import CompletionSettings, SettingsStore
 from ghostbook.eval.notebook_bench import NotebookResult, score
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
@@ -44,12 +44,14 @@ from ghostbook.models.loader import ModelRegistry, default_factory
 
 @dataclass(frozen=True)
 class Variant:
-    """A way to answer: the service's cold start, settings changed from the defaults, and the model's
-    context (`n_ctx`; None: what it was trained on; more: positions past its training)."""
+    """A way to answer: the service's cold start, settings changed from the defaults, the model's
+    context (`n_ctx`; None: what it was trained on; more: positions past its training), and how a
+    forced request outside a function searches again where its first search found nothing (`again`)."""
 
     cold: coldstart.ColdStart = coldstart.ColdStart()
     settings: dict[str, Any] = field(default_factory=dict)
     n_ctx: int | None = None
+    again: Again = AGAIN
 
 
 BASELINE = "default"  # the service's own cold start and the default settings
@@ -63,6 +65,9 @@ VARIANTS: dict[str, Variant] = {
     "cold 128, greedy": Variant(coldstart.ColdStart(128), {"beam_width": 1, "search_ms": 0}),
     "cold 128, search 30 ms": Variant(coldstart.ColdStart(128), {"search_ms": 30}),
     "cold 128, search 45 ms": Variant(coldstart.ColdStart(128), {"search_ms": 45}),
+    "again: the whole search": Variant(again=AGAIN_IN_FUNCTION),  # what every second search was before
+    "again: greedy": Variant(again=({"beam_width": 1},)),
+    "again: nothing": Variant(again=()),  # only the notebook's likeliest line that fits
     "cell first 256": Variant(coldstart.ColdStart(256, cell_only=True)),
     "cell first 128": Variant(coldstart.ColdStart(128, cell_only=True)),
     "whole (no cold start)": Variant(coldstart.ColdStart(100_000)),
@@ -135,7 +140,7 @@ async def ask(registry: ModelRegistry, store: SettingsStore, variant: Variant, t
     cells = [Cell(f"c{i}", "code", src) for i, src in enumerate(task.cells)]
     outbox = Outbox()
     service = CompletionService(functools.partial(list, cells), outbox.send, lambda m: None, None, registry, store)
-    service.cold = variant.cold
+    service.cold, service.again = variant.cold, variant.again
     backend.forget()
     if isinstance(backend, LlamaCppBackend):
         backend._tokenized.clear()  # a notebook just opened or pasted: its cells never tokenized

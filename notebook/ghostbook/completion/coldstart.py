@@ -17,9 +17,9 @@ from ghostbook.completion.context import Context
 from ghostbook.completion.prompt import make_prompt
 from ghostbook.models.backend import Backend
 
-# tokens of context in a cold start's prompt: chosen by `bench completion --cold` against 256, 192, 96
+# tokens of context in a cold start's prompt: chosen by `bench completion --cold` against 256, 192, 128
 # and the cursor's cell alone (docs/benchmarks.md, "Cold first text")
-BUDGET = 128
+BUDGET = 96
 READ = 96  # a prompt with at most this many tokens the cache lacks is read whole at once
 
 

@@ -214,6 +214,13 @@ def _rules(prefix: str, suffix: str) -> SuggestionRules:
     return SuggestionRules.around(prefix, suffix)
 
 
+def spoiled(text: str, ctx: FilterContext) -> bool:
+    """Whether `text`'s complete lines already doom the suggestion (`SuggestionRules.spoiled`): the
+    model writing on after a copied first line is time lost."""
+    done = text[: text.rfind("\n")] if "\n" in text else ""
+    return _rules(ctx.prefix, ctx.suffix).spoiled(done)
+
+
 # drop_repetitive is a stopper: once the output loops, generating more is waste
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
                                 drop_repetitive)

@@ -41,13 +41,18 @@ from ghostbook.models.templates import TemplateError
 log = logging.getLogger(__name__)
 
 # A forced request whose time-budgeted search found nothing, or in a function's body only a line of the
-# model's own (`HELD`: the beam's, or one it ran out of time on; not a copy of the notebook's lines:
-# in a notebook's top-level code the whole search is no more often right, docs/benchmarks.md), searches
-# again with
-# these settings: the whole search, the read check too (the prompt is read by then; the budgeted
-# search's own lines are rarely right: HumanEval through the editor's path, docs/benchmarks.md), and
-# where that finds nothing either, greedy. The user asked and waits. The held line is never shown first.
-AGAIN_SEARCH_MS, AGAIN_READ_CHECK = 0, True
+# model's own (`HELD`: the beam's, or one it ran out of time on; not a copy of the notebook's lines: in
+# a notebook's top-level code the whole search is no more often right, docs/benchmarks.md), searches
+# again; the user asked and waits, and the held line is never shown first. In a function's body
+# (`AGAIN_IN_FUNCTION`): the whole search with the read check (the prompt is read by then; the
+# budgeted search's own lines are rarely right there: HumanEval through the editor's path), then
+# greedy. Elsewhere (`AGAIN`): a whole search two lines wide without the read check, then greedy: a
+# third of the whole search's time, as often exactly right, where greedy alone (its next line often
+# a copy of a nearby one) leaves twice as many empty (docs/benchmarks.md, "Cold first text"). Where
+# none finds a line that fits, the notebook's likeliest line that does.
+Again = tuple[dict[str, object], ...]  # settings changed for each search in turn
+AGAIN: Again = ({"search_ms": 0, "read_check": False, "beam_width": 2}, {"beam_width": 1})
+AGAIN_IN_FUNCTION: Again = ({"search_ms": 0, "read_check": True}, {"beam_width": 1})
 HELD = ("beam", "cut")
 
 
@@ -87,6 +92,7 @@ class CompletionService:
         self.store = store or shared_store()
         self.cache = SuggestionCache()
         self.cold = coldstart.ColdStart()  # what a cold request reads first (`coldstart`)
+        self.again = AGAIN  # how a forced request outside a function searches again (benchmarks vary it)
         self.stats = CompletionStats()
         self.telemetry = shared_telemetry()  # the user's own statistics, server-wide
         self.last_gen: GenStats | None = None
@@ -205,11 +211,11 @@ class CompletionService:
         self.last_searched_again, self.last_first = False, made
         if again and made is not None and (not made.text or (hold and made.origin in HELD)):
             # asked, and within the time budget no line fitted, or only the model's own line did (held
-            # back, not shown): the user waits for the whole search (the prompt is read)
+            # back, not shown): search again (the prompt is read by now)
             self.last_searched_again = True
-            for retry in (dataclasses.replace(settings, search_ms=AGAIN_SEARCH_MS, read_check=AGAIN_READ_CHECK),
-                          dataclasses.replace(settings, beam_width=1)):  # where no line fits the search: greedy's
-                again_made = await self._generate(client_id, msg, inflight, cursor, backend, ctx, retry)
+            for changes in AGAIN_IN_FUNCTION if hold else self.again:
+                again_made = await self._generate(client_id, msg, inflight, cursor, backend, ctx,
+                                                  dataclasses.replace(settings, **changes))  # type: ignore[arg-type]
                 if again_made is None or again_made.text:
                     made = again_made
                     break
@@ -233,6 +239,9 @@ class CompletionService:
         confidence, or None if cancelled."""
         max_new = settings.max_new_tokens
         trace = Trace("remote")
+        if not self._current(client_id, inflight):
+            return None
+        inflight.cancel.clear()  # the request is current: a stop is the last generation's, which ended early
         if isinstance(backend, RemoteBackend):  # a server takes the whole prompt's text (DESIGN §3)
             removed = b""
             stream = backend.stream_text(TextRequest(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix,

@@ -4,7 +4,9 @@ A suggestion once drawn stays until the user types past it or dismisses it, so s
 only when the final filters (`filters.FINAL`: garbage, syntax, line rules) pass it as a whole
 suggestion, and only at a line's end: the first line when it is complete, then each further line. The
 final text extends what was shown, or is what was shown where the rules cut the rest (what was shown
-passed them on its own).
+passed them on its own). A first line that no text after it can save (a copy of a nearby line: the
+rules of `SuggestionRules.spoiled`) ends the suggestion there, empty, so the model stops at once and a
+forced request's second search starts sooner.
 """
 
 from __future__ import annotations
@@ -18,10 +20,17 @@ class StableText:
     def __init__(self, prefix: str, suffix: str) -> None:
         self.prefix, self.suffix = prefix, suffix
         self.shown = ""
-        self.final: str | None = None  # set once a stopper cut the text: generation can stop
+        self.final: str | None = None  # set once a stopper cut the text, or its first line is spoiled:
+        # generation can stop
+        self._lines = 0  # complete lines of the raw text so far
 
     def update(self, raw: str) -> str | None:
         """Feed the whole generated text so far; a longer text to show now, or None."""
+        lines, self._lines = self._lines, raw.count("\n")
+        if not self.shown and self._lines > lines and filters.spoiled(raw, filters.FilterContext(self.prefix,
+                                                                                                  self.suffix)):
+            self.final = ""  # its first line is dropped whatever follows: the model may stop
+            return None
         text, stopped = filters.run(raw, filters.FilterContext(self.prefix, self.suffix, final=False))
         if stopped:  # the stopper's cut ran the final filters too
             self.final = text if text.startswith(self.shown) else self.shown

@@ -2,7 +2,8 @@
 code goes often writes lines of `#` prose instead. Two or more comment lines in a row are cut (with
 all after them) unless the cursor's line or the code line above it is a comment; one comment line
 before code (`# plot` then `plt.plot(x)`) stays. A docstring the suggestion opens and goes on writing
-(a triple quote, then prose) is such a block too."""
+(a triple quote, then prose) is such a block too. Nor does a suggestion on a new line start with an
+empty comment (`#`, then a licence's lines copied from the notebook's first cell), comments or not."""
 
 from __future__ import annotations
 
@@ -37,9 +38,11 @@ class CommentBlock:
         return bool(above) and _comment(above[-1])
 
     def cut(self, text: str) -> str:
+        head = self.before.rsplit("\n", 1)[-1]
+        if not head.strip() and text.split("\n", 1)[0].strip() == "#":
+            return ""  # a new line that starts with an empty comment says nothing there (`fragments`)
         if self.writing_comments():
             return text
-        head = self.before.rsplit("\n", 1)[-1]
         lines = (head + text).split("\n")
         run, start, doc = 0, 0, False
         for i, line in enumerate(lines):

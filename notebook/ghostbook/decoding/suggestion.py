@@ -27,6 +27,10 @@ from ghostbook.decoding.repetition import EchoedCall, NearbyCopies, OwnLines
 from ghostbook.decoding.statements import NewStatement
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
+# Rules that judge a suggestion line by line from its first, cutting before the first line they drop:
+# once that is the first, no text that follows can save it (streaming may stop there).
+SETTLED = frozenset({"copies a nearby line", "echoes the call it is in"})
+
 
 class Rule(Protocol):
     def cut(self, text: str) -> str: ...
@@ -70,6 +74,11 @@ class SuggestionRules:
             return self.rules[0][1].cut(text)
         kept = SuggestionRules(tuple((n, r) for n, r in self.rules if n != "breaks the syntax")).enforce(done)
         return kept + sep + open_line if kept == done else kept
+
+    def spoiled(self, text: str) -> bool:
+        """Whether `text`'s complete lines leave nothing whatever follows them: a rule that cuts before
+        the first line it drops (`SETTLED`) drops the first (a copy of a nearby line, the call echoed)."""
+        return bool(text.strip()) and any(name in SETTLED and not rule.cut(text).strip() for name, rule in self.rules)
 
     def violation(self, text: str) -> str | None:
         """The first rule `text` breaks (its name), or None."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import re
 import tokenize
 import warnings
@@ -68,14 +69,33 @@ def without_magics(code: str) -> str:
 
 
 def parses(source: str) -> bool:
-    """Whether `source` is valid Python (warnings, e.g. invalid escapes, do not count)."""
+    """Whether `source` is valid Python (warnings, e.g. invalid escapes, do not count), with its
+    `from __future__` imports where the compiler takes them (`future_misplaced`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            ast.parse(source)
+            tree = ast.parse(source)
         except (SyntaxError, ValueError):  # ValueError: a null byte
             return False
-    return True
+    return FUTURE not in source or not future_misplaced(tree)
+
+
+FUTURE = "__future__"
+
+
+def future_misplaced(tree: ast.Module) -> bool:
+    """Whether a `from __future__ import` comes after other code (a docstring aside): Python's compiler
+    rejects it, its parser does not. A notebook compiles each cell on its own, so a cell may start with
+    one; the small model offers `from __future__ import annotations` on any new line."""
+    body = tree.body
+    docstring = bool(body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str)
+    leading = {id(node) for node in itertools.takewhile(_is_future, body[int(docstring):])}
+    return any(_is_future(node) and id(node) not in leading for node in ast.walk(tree))
+
+
+def _is_future(node: ast.AST) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == FUTURE
 
 
 def repeats_keyword(line: str) -> bool:
