@@ -58,12 +58,19 @@ def test_imports_the_notebook_uses_but_lacks() -> None:
     assert candidates("from sklearn.linear_model import Log", "", MODEL) == ["isticRegression"]
 
 
+def test_a_name_used_as_a_module_is_imported_only_where_it_is_one() -> None:
+    """`tfp.`, `vutils.` are aliases (`tensorflow_probability as tfp`): `import tfp` would fail. A module
+    this Python lacks is still one where other notebooks import it (`skore`, in the line memory)."""
+    below = "\n\ndist = tfp.distributions.Normal(0, 1)\ngrid = vutils.make_grid(images)\nproject = skore.Project('p')"
+    assert candidates("import ", "", below) == ["skore"]
+
+
 def test_imports_see_what_the_parser_sees() -> None:
-    """A name used as a module below (`corner.corner(`) is the import, not a word in a string
+    """A name used as a module below (`textwrap.dedent(`) is the import, not a word in a string
     (`'figure.dpi'`), a parameter (`ax.`), an exception (`e.`) or a comprehension's variable (`p.`)."""
     below = ("\n\nplt.rcParams['figure.dpi'] = 130\n\ndef draw(ax):\n    ax.plot([p.x for p in points])\n\n"
-             "try:\n    fig = corner.corner(samples)\nexcept ValueError as e:\n    print(e.args)")
-    assert candidates("import ", "import matplotlib.pyplot as plt\n", below) == ["corner"]
+             "try:\n    text = textwrap.dedent(samples)\nexcept ValueError as e:\n    print(e.args)")
+    assert candidates("import ", "import matplotlib.pyplot as plt\n", below) == ["textwrap"]
     assert candidates("", "import matplotlib.pyplot as plt\n", "\nnp.zeros(3)" + below)[0] == "import numpy as np"
 
 

@@ -392,12 +392,14 @@ def _imports(partial: str, before: str, after: str) -> list[str]:
 def _used_modules(above: CodeNames, below: CodeNames, bound: Collection[str]) -> list[str]:
     """The modules the code reads attributes of (`name.`) but does not bind, as an import spells them
     (`numpy as np`; an alias `ALIASES` lacks as other notebooks import it: `pandas_datareader as
-    pdr`, `completion.line_memory`), nearest first."""
+    pdr`, `completion.line_memory`), nearest first. A name that no import spells, that is no module
+    here and that no other notebook imports (`tfp.`, `vutils.`: an alias, `import tfp` would fail) is
+    none."""
     out: list[str] = []
     for name in _alternating(above.dotted[::-1], below.dotted):
         if name in bound or name in _KNOWN:
             continue
-        spelled = ALIASES.get(name) or line_memory().import_as(name) or (name if name.islower() else "")
+        spelled = ALIASES.get(name) or line_memory().import_as(name) or (name if is_module(name) or line_memory().imports(name) else "")
         if spelled and spelled not in out:
             out.append(spelled)
     return out

@@ -122,6 +122,16 @@ class LineMemory:
         (`import scipy.stats as stats`: `from scipy import stats` is the idiom)."""
         return self._aliases.get(alias)
 
+    def imports(self, module: str) -> bool:
+        """Whether other notebooks import `module` by that name (`import skore`, `import skore as sk`,
+        `from skore.api import Project`): a module, where a name only used (`tfp.`) may be an alias."""
+        for head in (f"import {module}", f"from {module}"):
+            start = bisect.bisect_left(self.lines, head)
+            end = bisect.bisect_left(self.lines, head + "\U0010ffff", start)
+            if any(self.lines[i][len(head):][:1] in ("", " ", ".", ",") for i in range(start, end)):
+                return True
+        return False
+
     @functools.cached_property
     def _aliases(self) -> dict[str, str]:
         best: dict[str, tuple[int, str]] = {}
