@@ -399,7 +399,9 @@ def _used_modules(above: CodeNames, below: CodeNames, bound: Collection[str]) ->
     for name in _alternating(above.dotted[::-1], below.dotted):
         if name in bound or name in _KNOWN:
             continue
-        spelled = ALIASES.get(name) or line_memory().import_as(name) or (name if is_module(name) or line_memory().imports(name) else "")
+        memory = line_memory()
+        spelled = ALIASES.get(name) or memory.import_as(name) or (
+            name if is_module(name) or memory.imports(name) else "")
         if spelled and spelled not in out:
             out.append(spelled)
     return out
