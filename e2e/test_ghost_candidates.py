@@ -108,11 +108,11 @@ def test_a_calls_arguments_and_a_modules_names_inside_auto_closed_brackets(serve
 
 
 def test_the_imports_the_cells_below_need(server: Server, page: Page) -> None:
-    """A notebook whose cells use `corner.corner(...)` and subclass `Graph`, neither imported (a word in a
-    string, `'figure.dpi'`, and a parameter, `ax.`, are no modules): `import ` gets `corner` (not a
+    """A notebook whose cells use `textwrap.dedent(...)` and subclass `Graph`, neither imported (a word in
+    a string, `'figure.dpi'`, and a parameter, `ax.`, are no modules): `import ` gets `textwrap` (not a
     common import the notebook does not use), and `from networkx import ` gets `Graph`."""
     body = ("plt.rcParams['figure.dpi'] = 130\n\ndef draw(ax):\n    ax.plot([1, 2])\n\n"
-            "fig = corner.corner(samples)\n\nclass PrintGraph(Graph):\n    pass")
+            "text = textwrap.dedent(samples)\n\nclass PrintGraph(Graph):\n    pass")
     write_notebook(server.root / "imports.ipynb", [("code", "import matplotlib.pyplot as plt\n"), ("code", body)])
     open_notebook(page, server.url("/notebooks/imports.ipynb"))
     cell = cells(page).nth(0)
@@ -120,7 +120,7 @@ def test_the_imports_the_cells_below_need(server: Server, page: Page) -> None:
     page.keyboard.press("Control+End")
     page.keyboard.type("import ")
     page.keyboard.press("Control+Space")
-    assert wait_ghost_done(page).split("\n")[0] == "corner"
+    assert wait_ghost_done(page).split("\n")[0] == "textwrap"
     shot(page, "candidates-import.png")
     page.keyboard.press("Tab")
     page.keyboard.press("Enter")
@@ -129,4 +129,4 @@ def test_the_imports_the_cells_below_need(server: Server, page: Page) -> None:
     assert wait_ghost_done(page).split("\n")[0] == "Graph"
     shot(page, "candidates-from-import.png")
     page.keyboard.press("Tab")
-    assert doc_text(cell).split("\n")[1:3] == ["import corner", "from networkx import Graph"]
+    assert doc_text(cell).split("\n")[1:3] == ["import textwrap", "from networkx import Graph"]
