@@ -128,3 +128,24 @@ def test_out_of_time_an_open_line_on_its_way_to_a_line_to_avoid_does_not_go_on()
 
     assert line(frozenset({b"other"})) == ([1, 4], True)  # "ax" goes on
     assert line(frozenset({b"axe"})) == ([2, 3], False)  # "ax..." may become "axe": "b" wins
+
+
+def test_cut_after_its_first_step_the_beam_goes_on_with_an_open_line_not_on_its_way_to_one_to_avoid() -> None:
+    """At a cold start the prompt's reading spends the budget, so the beam is cut after one step and greedy
+    finishes its likeliest open line. Where that line starts the line below (copied whole, then dropped by
+    the final filters), a nearly as likely open line goes on instead: "b", not "a" on its way to "ax"."""
+    index = TokenIndex(PIECES, {EOT})
+
+    def line(table: dict[tuple[int, ...], dict[int, float]], avoid: frozenset[bytes]) -> tuple[list[int] | None, bool]:
+        seek, _ = table_model(table)
+        clock = StepClock(1)
+        got = beam.beam_line(lambda branches: np.stack([seek(b) for b in branches]), index, {EOT},
+                             LineSearch(3, 12, rules=beam.LineRules(avoid), clock=clock))
+        return got, clock.cut
+
+    assert line(SHORT_OR_OPEN, frozenset({b"other"})) == ([1], True)  # "a" goes on, the likeliest
+    assert line(SHORT_OR_OPEN, frozenset({b"ax"})) == ([2], True)  # "a" is on its way to "ax": "b" goes on
+    # both are on their way to a line to avoid, or the other is far less likely: as before, the finished
+    # line (here the empty one) wins over an open line on its way to one to avoid
+    assert line(SHORT_OR_OPEN, frozenset({b"ax", b"b"})) == ([], False)
+    assert line({(): {1: 0.97, 2: 0.03}, (1,): {4: 0.9}, (2,): {3: 0.9}}, frozenset({b"ax"})) == ([], False)

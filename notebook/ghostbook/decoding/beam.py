@@ -12,6 +12,7 @@ must respect comes as one object (`LineSearch`, with its `LineRules`), not a par
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -220,8 +221,16 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
     # out of time with a likelier line still open: it goes on (greedy writes the rest) if the cell can
     # still fit it and it is not on its way to a line to avoid (greedy would finish that line), rather
     # than a finished line that is only short (`s`, `i`, `print(`)
+    if late and avoid and live and _toward(live[0].text.split(b"\n", 1)[0], avoid):
+        # the likeliest open line is on its way to a line to avoid: the likeliest that is not goes on, where
+        # it is nearly as likely (`TOWARD_MARGIN`) and likelier than every finished line
+        floor = max(live[0].score - TOWARD_MARGIN, best.score if best is not None else -math.inf)
+        other = next((h for h in live if h.score > floor and not _toward(h.text.split(b"\n", 1)[0], avoid)), None)
+        if other is not None:
+            live.remove(other)
+            live.insert(0, other)
     opened = live[0].text.split(b"\n", 1)[0] if live else b""
-    avoided = late and best is not None and any(line.startswith(opened) for line in avoid)
+    avoided = late and best is not None and _toward(opened, avoid)
     open_wins = late and cut_open and (fits is None or fits(opened)) and not avoided
     if best_fit is not None and not open_wins:
         return list(best_fit.tokens)
@@ -229,6 +238,18 @@ def beam_line(logits: Logits, index: TokenIndex, ends: Collection[int], search: 
         clock.cut = late
         return list(live[0].tokens)  # the budget cut a line likelier than any finished one
     return list(best.tokens) if best is not None else []
+
+
+# how much less likely (natural log) an open line may be than the likeliest, on its way to a line to avoid,
+# to go on in its place (`beam_line`, out of time)
+TOWARD_MARGIN = math.log(10)
+
+
+def _toward(opened: bytes, avoid: Collection[bytes]) -> bool:
+    """Whether the open line `opened` is on its way to a line to avoid (greedy, finishing it, would
+    likely write that line: at a cold start the budget cuts the beam after its first step, and the
+    likeliest first token is often the start of the line below, copied)."""
+    return any(line.startswith(opened) for line in avoid)
 
 
 def _rank(lines: list[Hypothesis], heal: bytes, fits: Callable[[bytes], bool] | None, rank: Rank,
