@@ -79,6 +79,13 @@ def test_no_notebook_benchmark_line_gives_a_keyword_twice() -> None:
             assert not repeats_keyword(line), task.task_id
 
 
+def test_return_break_or_yield_at_a_cells_top_level_does_not_parse() -> None:
+    """The compiler rejects them there (`'return' outside function`); the parser does not."""
+    assert not parses("x = 1\nreturn") and not parses("break") and not parses("continue") and not parses("yield 1")
+    assert parses("def f():\n    return 1") and parses("for i in x:\n    break") and parses("while x:\n    continue")
+    assert not SyntaxFit("%%writefile csvmagic.py\n", "\nfrom io import StringIO").fits(b"return")
+
+
 def test_a_future_import_fits_only_at_the_cells_start() -> None:
     """The compiler takes `from __future__` imports only before other code (a docstring aside); the
     parser takes them anywhere, and the model offers one on any new line."""

@@ -182,6 +182,17 @@ def drop_bodiless_opener(text: str, ctx: FilterContext) -> str:
     return "\n".join(lines) if len(lines) < len(text.rstrip().split("\n")) else text
 
 
+def drop_bare_openers(text: str, ctx: FilterContext) -> str:
+    """A suggestion does not end on a line of opening brackets only (`{`, then `    {`: what a new cell
+    got from the small model): accepted, it leaves brackets to fill with nothing said. Such last lines
+    go; on a new line, a suggestion of nothing else is none (mid-line, `(` after a name begins a call)."""
+    lines = text.rstrip().split("\n")
+    keep = 0 if not ctx.line_before.strip() else 1
+    while len(lines) > keep and lines[-1].strip() and not lines[-1].strip().strip("([{"):
+        lines.pop()
+    return "\n".join(lines) if len(lines) < len(text.rstrip().split("\n")) else text
+
+
 def _opens_block(line: str) -> bool:
     code = line.split("#", 1)[0].rstrip() if "'" not in line and '"' not in line else line.rstrip()
     return code.endswith(":") and not code.lstrip().startswith(("lambda", "#"))
@@ -227,7 +238,7 @@ STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top
 CLEANERS: tuple[Filter, ...] = (trim_suffix_overlap, balance_closers, normalise_indent, hold_garbage, drop_blank)
 # drop_bodiless_opener after drop_garbage: a line it cuts (a repeated one) may be a block's only body
 FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, drop_garbage, drop_bodiless_opener,
-                              drop_blank)
+                              drop_bare_openers, drop_blank)
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 
 

@@ -69,24 +69,32 @@ def without_magics(code: str) -> str:
 
 
 def parses(source: str) -> bool:
-    """Whether `source` is valid Python (warnings, e.g. invalid escapes, do not count), with its
-    `from __future__` imports where the compiler takes them (`future_misplaced`)."""
+    """Whether `source` is valid Python (warnings, e.g. invalid escapes, do not count), as the compiler
+    takes it too (`compiler_rejects`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError):  # ValueError: a null byte
             return False
-    return FUTURE not in source or not future_misplaced(tree)
+    return not compiler_rejects(tree, source)
 
 
 FUTURE = "__future__"
+OUTSIDE = (ast.Return, ast.Break, ast.Continue)  # statements only a function or a loop takes
 
 
-def future_misplaced(tree: ast.Module) -> bool:
-    """Whether a `from __future__ import` comes after other code (a docstring aside): Python's compiler
-    rejects it, its parser does not. A notebook compiles each cell on its own, so a cell may start with
-    one; the small model offers `from __future__ import annotations` on any new line."""
+def compiler_rejects(tree: ast.Module, source: str) -> bool:
+    """What Python's compiler rejects though its parser takes it: at a cell's top level a `return`,
+    `yield`, `break` or `continue` (the small model offers `return` on a new line below code), and a
+    `from __future__` import after other code, a docstring aside (it offers `from __future__ import
+    annotations` anywhere; a notebook compiles each cell on its own, so a cell may start with one)."""
+    for node in tree.body:
+        if isinstance(node, OUTSIDE) or (isinstance(node, ast.Expr)
+                                         and isinstance(node.value, ast.Yield | ast.YieldFrom)):
+            return True
+    if FUTURE not in source:
+        return False
     body = tree.body
     docstring = bool(body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
         and isinstance(body[0].value.value, str)
