@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 # (`AGAIN_IN_FUNCTION`): the whole search with the read check (the prompt is read by then; the
 # budgeted search's own lines are rarely right there: HumanEval through the editor's path), then
 # greedy. Elsewhere (`AGAIN`): a whole search two lines wide without the read check, then greedy: a
-# third of the whole search's time, as often exactly right, where greedy alone (its next line often
+# third of the whole search's time, nearly as often exactly right, where greedy alone (its next line often
 # a copy of a nearby one) leaves twice as many empty (docs/benchmarks.md, "Cold first text"). Where
 # none finds a line that fits, the notebook's likeliest line that does.
 Again = tuple[dict[str, object], ...]  # settings changed for each search in turn
