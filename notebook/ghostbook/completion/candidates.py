@@ -396,10 +396,10 @@ def _used_modules(above: CodeNames, below: CodeNames, bound: Collection[str]) ->
     here and that no other notebook imports (`tfp.`, `vutils.`: an alias, `import tfp` would fail) is
     none."""
     out: list[str] = []
+    memory = line_memory()
     for name in _alternating(above.dotted[::-1], below.dotted):
         if name in bound or name in _KNOWN:
             continue
-        memory = line_memory()
         spelled = ALIASES.get(name) or memory.import_as(name) or (
             name if is_module(name) or memory.imports(name) else "")
         if spelled and spelled not in out:

@@ -176,21 +176,24 @@ def drop_bodiless_opener(text: str, ctx: FilterContext) -> str:
     after it, in the suggestion or below the cursor: accepted, it would leave the cell unparseable
     (the search stops where the body's next line would repeat one above). Such last lines go."""
     below = next((line for line in ctx.suffix.split("\n")[1:] if line.strip()), "")
-    lines = text.rstrip().split("\n")
-    while len(lines) > 1 and _opens_block(lines[-1]) and _indent(below) <= _indent(lines[-1]):
-        lines.pop()
-    return "\n".join(lines) if len(lines) < len(text.rstrip().split("\n")) else text
+    return _without_last(text, lambda line: _opens_block(line) and _indent(below) <= _indent(line), keep=1)
 
 
 def drop_bare_openers(text: str, ctx: FilterContext) -> str:
     """A suggestion does not end on a line of opening brackets only (`{`, then `    {`: what a new cell
     got from the small model): accepted, it leaves brackets to fill with nothing said. Such last lines
     go; on a new line, a suggestion of nothing else is none (mid-line, `(` after a name begins a call)."""
+    return _without_last(text, lambda line: bool(line.strip()) and not line.strip().strip("([{"),
+                         keep=1 if ctx.line_before.strip() else 0)
+
+
+def _without_last(text: str, drops: Callable[[str], bool], keep: int) -> str:
+    """`text` without its last lines that `drops`, keeping at least `keep` lines (`text` itself if none go)."""
     lines = text.rstrip().split("\n")
-    keep = 0 if not ctx.line_before.strip() else 1
-    while len(lines) > keep and lines[-1].strip() and not lines[-1].strip().strip("([{"):
+    count = len(lines)
+    while len(lines) > keep and drops(lines[-1]):
         lines.pop()
-    return "\n".join(lines) if len(lines) < len(text.rstrip().split("\n")) else text
+    return "\n".join(lines) if len(lines) < count else text
 
 
 def _opens_block(line: str) -> bool:
