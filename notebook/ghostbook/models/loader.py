@@ -198,12 +198,14 @@ class ModelRegistry:
             pass
 
     async def _serve(self, setting: str, backend: Backend, status: ModelStatus) -> None:
-        """`backend` (loaded for `setting`) serves from now on; the one it replaces is unloaded."""
+        """`backend` (loaded for `setting`) serves from now on; the one it replaces is unloaded (its
+        background reading stopped first) before the status says the switch is done."""
         old, self.backend, self.serving, self._stale = self.backend, backend, setting, False
         self._serving_name, self._serving_path = status.name, status.path
-        self._set(status)
         if old is not None and old is not backend:
+            self.cancel_prewarms()  # prompts read for the model going away
             await asyncio.to_thread(old.unload)
+        self._set(status)
 
     def _fail(self, setting: str, error: ModelStatus) -> None:
         """`setting` could not be loaded (`error`): the model serving before goes on serving, and the
