@@ -121,7 +121,7 @@ async def test_where_the_model_writes_nothing_that_fits_ctrl_space_offers_the_no
              FakeCell("b", "code", "df.")]
     service, out, _ = make_service(tmp_path, backend, cells=cells)
     await service.suggest("t1", suggest("r1", "b", 3, "forced"))
-    assert len(backend.params) == 3  # the budgeted search, the whole search, greedy
+    assert len(backend.params) == 3  # the budgeted search, then greedy twice
     assert out.of("suggestion", "r1")[-1]["text"] == "describe()"
 
 
@@ -149,7 +149,7 @@ async def test_a_first_line_copying_a_nearby_one_stops_the_model_and_ctrl_space_
         tmp_path: Path) -> None:
     """`print(x)` is the line below: no text after it can make the suggestion stand, so the model stops at
     that line's end (not at the token limit), and the forced request's second search (at the top level
-    two lines wide, without the read check) answers."""
+    greedy, not starting as the first search did) answers."""
     backend = ByPlan("print(x)\n" + "y = 1\n" * 40, "y = 2")
     cells = [FakeCell("a", "code", "x = 1\n\nprint(x)")]
     service, out, _ = make_service(tmp_path, backend, cells=cells)
@@ -157,7 +157,18 @@ async def test_a_first_line_copying_a_nearby_one_stops_the_model_and_ctrl_space_
     assert out.of("suggestion", "r1")[-1]["text"] == "y = 2" and service.last_searched_again
     assert backend.written[0] < len("print(x)\n") + 8  # stopped at once, not after 64 tokens
     again = backend.params[1]
-    assert (again.search_ms, again.beam, again.rules.reading) == (0, 2, None)
+    assert (again.search_ms, again.beam, again.first_not) == (0, 1, frozenset(b"p"))
+
+
+async def test_a_whole_first_statement_the_rules_drop_stops_the_model_and_greedy_tries_twice(tmp_path: Path) -> None:
+    """`)` in an empty cell closes nothing: no line after it can save it, so the model stops at its line's
+    end. Greedy then starts with neither of the first tokens that found nothing."""
+    backend = ByPlan(")\n" + "y = 1\n" * 40, "(\n" + "z = 1\n" * 40)
+    service, out, _ = make_service(tmp_path, backend, cells=[FakeCell("a", "code", "")])
+    await service.suggest("t1", suggest("r1", "a", 0, "forced"))
+    assert backend.written[0] <= len(")\n") + 1  # stopped at its line's end, not after 64 tokens
+    assert [p.first_not for p in backend.params[1:3]] == [frozenset(b")"), frozenset(b")(")]
+    assert service.last_searched_again and len(backend.params) == 3
 
 
 async def test_in_a_function_body_ctrl_space_searches_again_with_the_whole_search(tmp_path: Path) -> None:

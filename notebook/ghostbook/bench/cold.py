@@ -32,7 +32,7 @@ from typing import Any, Literal
 from ghostbook import protocol as p
 from ghostbook.completion import coldstart
 from ghostbook.completion.line_memory import line_memory
-from ghostbook.completion.service import AGAIN, AGAIN_IN_FUNCTION, Again, CompletionService
+from ghostbook.completion.service import AGAIN, AGAIN_IN_FUNCTION, Again, CompletionService, Retry
 from ghostbook.completion.settings import CompletionSettings, SettingsStore
 from ghostbook.eval.notebook_bench import NotebookResult, score
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
@@ -66,7 +66,12 @@ VARIANTS: dict[str, Variant] = {
     "cold 128, search 30 ms": Variant(coldstart.ColdStart(128), {"search_ms": 30}),
     "cold 128, search 45 ms": Variant(coldstart.ColdStart(128), {"search_ms": 45}),
     "again: the whole search": Variant(again=AGAIN_IN_FUNCTION),  # what every second search was before
-    "again: greedy": Variant(again=({"beam_width": 1},)),
+    "again: a beam two wide, then greedy": Variant(again=(Retry({"search_ms": 0, "read_check": False, "beam_width": 2}),
+                                                          Retry({"beam_width": 1}))),  # until 2026-12-03 night
+    "again: greedy once": Variant(again=(Retry({"beam_width": 1}),)),
+    "again: greedy three times": Variant(again=(Retry({"beam_width": 1}),) * 3),
+    "again: greedy, then greedy within 40 ms": Variant(again=(Retry({"beam_width": 1}), Retry({"beam_width": 1}, 40))),
+    "again: greedy, then greedy within 50 ms": Variant(again=(Retry({"beam_width": 1}), Retry({"beam_width": 1}, 50))),
     "again: nothing": Variant(again=()),  # only the notebook's likeliest line that fits
     "cell first 256": Variant(coldstart.ColdStart(256, cell_only=True)),
     "cell first 128": Variant(coldstart.ColdStart(128, cell_only=True)),
@@ -245,7 +250,7 @@ def main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="ghostbook bench completion --cold", description=__doc__)
     parser.add_argument("--cold", action="store_true")
-    parser.add_argument("--split", choices=["test", "validation"], default="test")
+    parser.add_argument("--split", choices=["test", "validation", "unseen-test"], default="test")
     parser.add_argument("--stride", type=int, default=2, help="every Nth task")
     parser.add_argument("--limit", type=int, default=None, help="at most N tasks")
     parser.add_argument("--variants", nargs="+", default=[BASELINE, "cold 256", "cell first 128"],

@@ -108,8 +108,12 @@ def trim_suffix_overlap(text: str, ctx: FilterContext) -> str:
 
 def _unclosed(code: str) -> list[str]:
     """Open brackets left unclosed by `code` (strings and comments skipped)."""
+    return _unclosed_in(PythonScan(code))
+
+
+def _unclosed_in(scan: PythonScan) -> list[str]:
     stack: list[str] = []
-    for c in PythonScan(code):
+    for c in scan:
         if c in OPENERS:
             stack.append(c)
         elif c in CLOSERS and stack and stack[-1] == CLOSERS[c]:
@@ -235,6 +239,16 @@ def spoiled(text: str, ctx: FilterContext) -> bool:
     return _rules(ctx.prefix, ctx.suffix).spoiled(done)
 
 
+def ends_statement(line: str, ctx: FilterContext) -> bool:
+    """Whether the cell's text up to the cursor, then `line`, ends a statement: no bracket or string
+    left open, no block opened, no line continued (the lines after it start new statements)."""
+    scan = PythonScan(ctx.prefix + line)
+    if _unclosed_in(scan) or scan.end == "string":
+        return False
+    code = line.split("#", 1)[0].rstrip() if scan.end == "comment" else line.rstrip()
+    return not code.endswith((":", "\\"))
+
+
 # drop_repetitive is a stopper: once the output loops, generating more is waste
 STOPPERS: tuple[Filter, ...] = (stop_at_markers, stop_at_blank_line, stop_at_top_level, single_line_rule,
                                 drop_repetitive)
@@ -245,13 +259,19 @@ FINAL: tuple[Filter, ...] = (drop_truncated_line, strip_trailing_whitespace, dro
 FILTERS: dict[str, Filter] = {f.__name__: f for f in (*STOPPERS, *CLEANERS, *FINAL)}
 
 
-def run(text: str, ctx: FilterContext) -> tuple[str, bool]:
-    """The filtered text and whether a stopper cut it (generation can stop)."""
+def stops(text: str, ctx: FilterContext) -> tuple[str, bool]:
+    """`text` cut by the stoppers, and whether one cut it (generation can stop)."""
     stopped = False
     for f in STOPPERS:
         cut = f(text, ctx)
         stopped = stopped or cut != text
         text = cut
+    return text, stopped
+
+
+def run(text: str, ctx: FilterContext) -> tuple[str, bool]:
+    """The filtered text and whether a stopper cut it (generation can stop)."""
+    text, stopped = stops(text, ctx)
     for f in CLEANERS + (FINAL if ctx.final or stopped else ()):
         text = f(text, ctx)
     return text, stopped

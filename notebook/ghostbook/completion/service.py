@@ -15,7 +15,7 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -46,13 +46,25 @@ log = logging.getLogger(__name__)
 # again; the user asked and waits, and the held line is never shown first. In a function's body
 # (`AGAIN_IN_FUNCTION`): the whole search with the read check (the prompt is read by then; the
 # budgeted search's own lines are rarely right there: HumanEval through the editor's path), then
-# greedy. Elsewhere (`AGAIN`): a whole search two lines wide without the read check, then greedy: a
-# third of the whole search's time, nearly as often exactly right, where greedy alone (its next line often
-# a copy of a nearby one) leaves twice as many empty (docs/benchmarks.md, "Cold first text"). Where
-# none finds a line that fits, the notebook's likeliest line that does.
-Again = tuple[dict[str, object], ...]  # settings changed for each search in turn
-AGAIN: Again = ({"search_ms": 0, "read_check": False, "beam_width": 2}, {"beam_width": 1})
-AGAIN_IN_FUNCTION: Again = ({"search_ms": 0, "read_check": True}, {"beam_width": 1})
+# greedy. Elsewhere (`AGAIN`): greedy, which starts with none of the tokens the searches that found
+# nothing started with (their lines are rarely right and fail again), twice: the prompt is read, so a
+# line costs a few ms, where a beam's search took as long again as the first search
+# (docs/benchmarks.md, "Cold first text"). Where none finds a line that fits, the notebook's likeliest
+# line that does.
+
+
+@dataclass(frozen=True)
+class Retry:
+    """One more search: the settings it changes, and `within_ms`: only while the request is younger
+    than this (0: always)."""
+
+    changes: Mapping[str, object]
+    within_ms: float = 0
+
+
+Again = tuple[Retry, ...]
+AGAIN: Again = (Retry({"beam_width": 1}), Retry({"beam_width": 1}))
+AGAIN_IN_FUNCTION: Again = (Retry({"search_ms": 0, "read_check": True}), Retry({"beam_width": 1}))
 HELD = ("beam", "cut")
 
 
@@ -70,6 +82,7 @@ class _Made:
     confidence: float
     origin: str
     evidence: Evidence | None = None
+    first: int | None = None  # the first token the model wrote (None: none, or a server's text)
 
 
 @dataclass
@@ -213,12 +226,17 @@ class CompletionService:
             # asked, and within the time budget no line fitted, or only the model's own line did (held
             # back, not shown): search again (the prompt is read by now)
             self.last_searched_again = True
-            for changes in AGAIN_IN_FUNCTION if hold else self.again:
+            tried = {made.first} - {None}  # greedy does not start again where a search found nothing
+            for retry in AGAIN_IN_FUNCTION if hold else self.again:
+                if retry.within_ms and (time.perf_counter() - inflight.start) * 1000 >= retry.within_ms:
+                    continue
                 again_made = await self._generate(client_id, msg, inflight, cursor, backend, ctx,
-                                                  dataclasses.replace(settings, **changes))  # type: ignore[arg-type]
+                                                  dataclasses.replace(settings, **retry.changes),  # type: ignore[arg-type]
+                                                  first_not=frozenset(t for t in tried if t is not None))
                 if again_made is None or again_made.text:
                     made = again_made
                     break
+                tried.add(again_made.first)
             else:  # the model writes nothing that fits: the notebook's likeliest line that does
                 made = (self._candidate(ctx) if settings.notebook_candidates else None) or made
         if made is None:  # cancelled
@@ -233,10 +251,10 @@ class CompletionService:
 
     async def _generate(self, client_id: str, msg: p.Suggest, inflight: _Inflight, cursor: int,
                         backend: Backend, ctx: Context, settings: CompletionSettings,
-                        hold: bool = False) -> _Made | None:
+                        hold: bool = False, first_not: frozenset[int] = frozenset()) -> _Made | None:
         """Stream the model's middle through the filters (an automatic request's only once its first line
-        is confident enough; with `hold`, nothing of a line of `HELD` origin); the final text and its
-        confidence, or None if cancelled."""
+        is confident enough; with `hold`, nothing of a line of `HELD` origin; greedy starting with none
+        of `first_not`); the final text and its confidence, or None if cancelled."""
         max_new = settings.max_new_tokens
         trace = Trace("remote")
         if not self._current(client_id, inflight):
@@ -255,19 +273,20 @@ class CompletionService:
                 return None
             removed, self.last_prompt = prompt.plan.heal, prompt.ids
             # the first line's search time counts from the request's arrival: the user waits from then
-            plan = dataclasses.replace(prompt.plan, made=min(prompt.plan.made, inflight.start))
+            plan = dataclasses.replace(prompt.plan, made=min(prompt.plan.made, inflight.start), first_not=first_not)
             stream, trace = backend.stream(prompt.ids, plan, inflight.cancel), plan.trace
         stable = StableText(ctx.cell_prefix, ctx.cell_suffix)  # shows only what no rule can take back
         _, above, below = around_line(ctx)
         notebook = above + below  # the notebook's text but the cursor's line
         confidence: float | None = None  # of the first line, once it is known
-        raw = b""
+        raw, first = b"", None
         self.stats.model_calls += 1
         async with contextlib.aclosing(stream):
             async for token in stream:
                 if stable.final is not None:
                     continue  # drain: the worker stops at its next check and reports its stats
                 raw += token.piece
+                first = token.id if first is None else first
                 if len(raw) < len(removed):
                     continue
                 text = stable.update(_strip(raw, removed))
@@ -285,7 +304,7 @@ class CompletionService:
             return None
         evidence = _evidence(shown, trace, ctx, notebook)
         return _Made(shown, self.confidence.probability(evidence) if confidence is None else confidence,
-                     trace.origin, evidence)
+                     trace.origin, evidence, None if isinstance(backend, RemoteBackend) else first)
 
     def _candidate(self, ctx: Context) -> _Made | None:
         """The first line copied from the notebook (`completion.candidates`) that the final filters pass."""

@@ -31,14 +31,21 @@ class StableText:
                                                                                                   self.suffix)):
             self.final = ""  # its first line is dropped whatever follows: the model may stop
             return None
-        text, stopped = filters.run(raw, filters.FilterContext(self.prefix, self.suffix, final=False))
+        streaming = filters.FilterContext(self.prefix, self.suffix, final=False)
+        if self._lines == lines and not filters.stops(raw, streaming)[1]:
+            return None  # no line completed and nothing to stop: nothing new may show (the cleaners wait)
+        text, stopped = filters.run(raw, streaming)
         if stopped:  # the stopper's cut ran the final filters too
             self.final = text if text.startswith(self.shown) else self.shown
             return self._extend(self.final)
         end = text.rfind("\n")
         if end <= 0:
             return None  # the first line is still open
-        whole, _ = filters.run(text[:end], filters.FilterContext(self.prefix, self.suffix))
+        final = filters.FilterContext(self.prefix, self.suffix)
+        whole, _ = filters.run(text[:end], final)
+        if not self.shown and not whole and filters.ends_statement(raw.split("\n", 1)[0], final):
+            self.final = ""  # a whole statement the rules drop: the lines after it cannot save it
+            return None
         return self._extend(whole)
 
     def finish(self, raw: str, truncated: bool) -> str:

@@ -89,7 +89,8 @@ class DecodePlan:
     where it finishes a line the beam ran out of time on: the beam's start rule but for
     `arguments.KeywordNext` (`indent`), and of its line rule only the words (`syntax`:
     `decoding.fragments` on a new line, `decoding.attributes` after `module.`; the syntax rule would
-    hold a line where the cell is broken elsewhere)."""
+    hold a line where the cell is broken elsewhere). `first_not`: tokens greedy (beam 1) may not start
+    with (a search again: what the searches that found nothing started with)."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -105,6 +106,7 @@ class DecodePlan:
     asks: bool = False
     finish: LineRules = field(default_factory=LineRules)
     trace: Trace = field(default_factory=Trace, compare=False)
+    first_not: frozenset[int] = frozenset()
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -179,7 +181,7 @@ def decode(run: Run, plan: DecodePlan) -> None:
     greedy for whatever is left open; else all greedy."""
     if plan.beam <= 1:
         plan.trace.origin = "greedy"
-        return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent)
+        return greedy(run, plan.max_new_tokens, plan.heal, indent=plan.rules.indent, first_not=plan.first_not)
     budget = min(plan.max_new_tokens, LINE_BUDGET)
     clock = Clock(plan.made + plan.search_ms / 1000 if plan.search_ms > 0 else None)
     search = LineSearch(plan.beam, budget, plan.heal, allow_empty=not (plan.blank_line or plan.asks), rules=plan.rules,
