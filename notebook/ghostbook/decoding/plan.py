@@ -119,9 +119,12 @@ class DecodePlan:
         if choices.beam <= 1:
             # greedy keeps the line-start rule in a line's indentation; mid-line, steering it off a
             # leading space sends it elsewhere (notebook test split, beam 1: exact 1 -> 0 of 528), so the
-            # final filter (`LeadingSpace`) takes the extra space off instead
-            return cls(max_new, stop_ids, heal, 1, blank_line,
-                       LineRules(indent=None if start is None or start.mid_line else start))
+            # final filter (`LeadingSpace`) takes the extra space off instead; on a blank line it does
+            # not start with a newline (an empty first line says nothing there, as for the beam)
+            indent = None if start is None or start.mid_line else start
+            if indent is not None and blank_line:
+                indent = dataclasses.replace(indent, newline=False)
+            return cls(max_new, stop_ids, heal, 1, blank_line, LineRules(indent=indent))
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
         asks = head.rstrip().endswith(ASKING)
