@@ -97,3 +97,12 @@ def test_a_future_import_fits_only_at_the_cells_start() -> None:
     fit = SyntaxFit("import numpy as np\n", "\nx = np.zeros(3)")
     assert not fit.fits(b"from __future__ import annotations") and fit.fits(b"import pandas as pd")
     assert SyntaxFit("", "\nimport numpy as np").fits(b"from __future__ import annotations")
+
+
+def test_a_whole_statement_that_breaks_a_cell_which_parses_without_it_cannot_be_mended() -> None:
+    empty = SyntaxFit("", "")
+    assert empty.breaks(b")") and empty.breaks(b"x = = 1")
+    assert not empty.breaks(b"x = 1") and not empty.breaks(b"try:") and not empty.breaks(b"@property")
+    assert not empty.breaks(b'doc = """start') and not empty.breaks(b"x = 1 + \\")
+    broken = SyntaxFit("x = (\n\n", "")  # broken elsewhere: no line is to blame
+    assert not broken.breaks(b")")

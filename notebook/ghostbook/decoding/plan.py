@@ -90,7 +90,9 @@ class DecodePlan:
     `arguments.KeywordNext` (`indent`), and of its line rule only the words (`syntax`:
     `decoding.fragments` on a new line, `decoding.attributes` after `module.`; the syntax rule would
     hold a line where the cell is broken elsewhere). `first_not`: tokens greedy (beam 1) may not start
-    with (a search again: what the searches that found nothing started with)."""
+    with (a search again: what the searches that found nothing started with). `cell`: the cursor's
+    cell; a beam's whole first line that breaks it (`SyntaxFit.breaks`: a new cell's `)`) ends the
+    decoding, since the final filters drop it whatever follows."""
 
     max_new_tokens: int = 64
     stop_ids: frozenset[int] = frozenset()
@@ -107,6 +109,7 @@ class DecodePlan:
     finish: LineRules = field(default_factory=LineRules)
     trace: Trace = field(default_factory=Trace, compare=False)
     first_not: frozenset[int] = frozenset()
+    cell: SyntaxFit | None = field(default=None, compare=False)
 
     @classmethod
     def around(cls, text: Around, heal: bytes, max_new: int, stop_ids: frozenset[int],
@@ -159,7 +162,8 @@ class DecodePlan:
                  if choices.multi_line else None)
         finish = LineRules(indent=greedy_begins, syntax=words)
         return cls(max_new, stop_ids, heal, choices.beam, blank_line, rules, lines, choices.search_ms,
-                   copies=copies, copy_model=copy_model, asks=asks, finish=finish)
+                   copies=copies, copy_model=copy_model, asks=asks, finish=finish,
+                   cell=SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None)
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
         """Decode after the prompt `model` evaluated (`models.backend.Search`)."""
@@ -210,6 +214,9 @@ def decode(run: Run, plan: DecodePlan) -> None:
                    indent=rule if undecided else None, written=written, fit=plan.finish.syntax)
         return
     plan.trace.origin = "beam"
+    if plan.cell is not None and (head := whole_line(line, run.index, budget)) is not None and \
+            plan.cell.breaks(b"".join(run.index.pieces[t] for t in line[:head])[len(plan.heal):]):
+        return run.send(line[:head])  # a whole statement that breaks the cell: no line after it mends it
     if plan.lines is not None and line and whole_line(line, run.index, budget) is not None:
         done = beam_lines(run, plan.beam, plan.max_new_tokens, plan.lines, line, budget, plan.search_ms)
     else:

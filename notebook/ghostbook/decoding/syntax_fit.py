@@ -45,6 +45,13 @@ class SyntaxFit:
             self._seen[line] = self._fits(line.decode("utf-8", "replace"))
         return self._seen[line]
 
+    def breaks(self, line: bytes) -> bool:
+        """Whether `line`, a whole statement (no block opened, no line continued, no decorator, no
+        long string), breaks a cell that parses without it: no line after it can mend that."""
+        code = line.strip()
+        return (not code.endswith((b":", b"\\")) and not code.startswith(b"@") and b'"""' not in code
+                and b"'''" not in code and not self.fits(line) and self.fits(b""))
+
     def _fits(self, text: str) -> bool:
         full = self.before.rsplit("\n", 1)[-1] + text  # the cursor's whole line up to the line's end
         if repeats_keyword(full):
