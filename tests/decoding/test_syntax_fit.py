@@ -106,3 +106,15 @@ def test_a_whole_statement_that_breaks_a_cell_which_parses_without_it_cannot_be_
     assert not empty.breaks(b'doc = """start') and not empty.breaks(b"x = 1 + \\")
     broken = SyntaxFit("x = (\n\n", "")  # broken elsewhere: no line is to blame
     assert not broken.breaks(b")")
+
+
+def test_return_outside_a_function_and_break_outside_a_loop_do_not_fit_at_any_depth() -> None:
+    """The compiler rejects what the parser takes: `return` in a notebook's top-level loop (seen in the
+    browser on an unseen notebook, below `sum_col.append(...)`), `break` in a function but no loop."""
+    loop = SyntaxFit("sum_col = []\nfor i in range(3):\n    sum_col.append(i)\n    ", "\nprint(sum_col)")
+    assert not loop.fits(b"return") and not loop.fits(b"yield i") and loop.fits(b"break")
+    body = SyntaxFit("def f(xs):\n    for x in xs:\n        ", "")
+    assert body.fits(b"return x") and body.fits(b"continue")
+    assert not SyntaxFit("def f(x):\n    ", "").fits(b"break")
+    assert SyntaxFit("class A:\n    def f(self):\n        ", "").fits(b"return 1")
+    assert not SyntaxFit("class A:\n    ", "").fits(b"return 1")

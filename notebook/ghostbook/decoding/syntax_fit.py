@@ -88,18 +88,18 @@ def parses(source: str) -> bool:
 
 
 FUTURE = "__future__"
-OUTSIDE = (ast.Return, ast.Break, ast.Continue)  # statements only a function or a loop takes
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def compiler_rejects(tree: ast.Module, source: str) -> bool:
-    """What Python's compiler rejects though its parser takes it: at a cell's top level a `return`,
-    `yield`, `break` or `continue` (the small model offers `return` on a new line below code), and a
-    `from __future__` import after other code, a docstring aside (it offers `from __future__ import
-    annotations` anywhere; a notebook compiles each cell on its own, so a cell may start with one)."""
-    for node in tree.body:
-        if isinstance(node, OUTSIDE) or (isinstance(node, ast.Expr)
-                                         and isinstance(node.value, ast.Yield | ast.YieldFrom)):
-            return True
+    """What Python's compiler rejects though its parser takes it: a `return` or `yield` outside a
+    function, a `break` or `continue` outside a loop (the small model offers `return` on a new line
+    below code, in a top-level loop too), and a `from __future__` import after other code, a docstring
+    aside (it offers `from __future__ import annotations` anywhere; a notebook compiles each cell on
+    its own, so a cell may start with one)."""
+    if _misplaced(tree, False, False):
+        return True
     if FUTURE not in source:
         return False
     body = tree.body
@@ -107,6 +107,24 @@ def compiler_rejects(tree: ast.Module, source: str) -> bool:
         and isinstance(body[0].value.value, str)
     leading = {id(node) for node in itertools.takewhile(_is_future, body[int(docstring):])}
     return any(_is_future(node) and id(node) not in leading for node in ast.walk(tree))
+
+
+def _misplaced(node: ast.AST, in_function: bool, in_loop: bool) -> bool:
+    """Whether a statement under `node` stands where only a function or a loop takes it."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Return | ast.Yield | ast.YieldFrom) and not in_function:
+            return True
+        if isinstance(child, ast.Break | ast.Continue) and not in_loop:
+            return True
+        if isinstance(child, FUNCTIONS):
+            inner = (True, False)
+        elif isinstance(child, ast.ClassDef):
+            inner = (False, False)
+        else:
+            inner = (in_function, in_loop or isinstance(child, LOOPS))
+        if _misplaced(child, *inner):
+            return True
+    return False
 
 
 def _is_future(node: ast.AST) -> bool:
