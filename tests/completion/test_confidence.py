@@ -4,6 +4,7 @@ first line is judged, and Ctrl+Space always shows; a forced request that found n
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -121,7 +122,7 @@ async def test_where_the_model_writes_nothing_that_fits_ctrl_space_offers_the_no
              FakeCell("b", "code", "df.")]
     service, out, _ = make_service(tmp_path, backend, cells=cells)
     await service.suggest("t1", suggest("r1", "b", 3, "forced"))
-    assert len(backend.params) == 2  # the budgeted search, then greedy
+    assert len(backend.params) == 3  # the budgeted search, then greedy, and greedy again (within 40 ms)
     assert out.of("suggestion", "r1")[-1]["text"] == "describe()"
 
 
@@ -163,16 +164,18 @@ async def test_a_first_line_copying_a_nearby_one_stops_the_model_and_ctrl_space_
 async def test_a_whole_first_statement_the_rules_drop_stops_the_model_and_greedy_starts_elsewhere(
         tmp_path: Path) -> None:
     """`)` in an empty cell closes nothing: no line after it can save it, so the model stops at its line's
-    end. Greedy then does not start with the first token that found nothing; a second greedy try (a
-    benchmark's variant) starts with neither."""
+    end. Greedy then does not start with the first token that found nothing, and where that finds
+    nothing either (the request still young), greedy again starts with neither; an old request does
+    not try again."""
     backend = ByPlan(")\n" + "y = 1\n" * 40, "(\n" + "z = 1\n" * 40)
     service, out, _ = make_service(tmp_path, backend, cells=[FakeCell("a", "code", "")])
     await service.suggest("t1", suggest("r1", "a", 0, "forced"))
     assert backend.written[0] <= len(")\n") + 1  # stopped at its line's end, not after 64 tokens
-    assert [p.first_not for p in backend.params[1:]] == [frozenset(b")")] and service.last_searched_again
-    service.again, backend.params = service.again * 2, []
-    await service.suggest("t1", suggest("r2", "a", 0, "forced"))
     assert [p.first_not for p in backend.params[1:]] == [frozenset(b")"), frozenset(b")(")]
+    assert service.last_searched_again
+    service.again, backend.params = (service.again[0], dataclasses.replace(service.again[1], within_ms=0.001)), []
+    await service.suggest("t1", suggest("r2", "a", 0, "forced"))
+    assert [p.first_not for p in backend.params[1:]] == [frozenset(b")")]
 
 
 async def test_in_a_function_body_ctrl_space_searches_again_with_the_whole_search(tmp_path: Path) -> None:

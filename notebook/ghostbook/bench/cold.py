@@ -68,9 +68,9 @@ VARIANTS: dict[str, Variant] = {
     "again: the whole search": Variant(again=AGAIN_IN_FUNCTION),  # what every second search was before
     "again: a beam two wide, then greedy": Variant(again=(Retry({"search_ms": 0, "read_check": False, "beam_width": 2}),
                                                           Retry({"beam_width": 1}))),  # until 2026-12-03 night
+    "again: greedy once": Variant(again=(Retry({"beam_width": 1}),)),
     "again: greedy twice": Variant(again=(Retry({"beam_width": 1}),) * 2),
     "again: greedy three times": Variant(again=(Retry({"beam_width": 1}),) * 3),
-    "again: greedy, then greedy within 40 ms": Variant(again=(Retry({"beam_width": 1}), Retry({"beam_width": 1}, 40))),
     "again: greedy, then greedy within 50 ms": Variant(again=(Retry({"beam_width": 1}), Retry({"beam_width": 1}, 50))),
     "again: nothing": Variant(again=()),  # only the notebook's likeliest line that fits
     "cell first 256": Variant(coldstart.ColdStart(256, cell_only=True)),
