@@ -227,7 +227,7 @@ class CompletionService:
             # asked, and within the time budget no line fitted, or only the model's own line did (held
             # back, not shown): search again (the prompt is read by now)
             self.last_searched_again = True
-            tried = {made.first} - {None}  # greedy does not start again where a search found nothing
+            tried = {made.first}  # greedy does not start again where a search found nothing
             for retry in AGAIN_IN_FUNCTION if hold else self.again:
                 if retry.within_ms and (time.perf_counter() - inflight.start) * 1000 >= retry.within_ms:
                     continue
