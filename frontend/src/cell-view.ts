@@ -32,6 +32,8 @@ export interface CellHost {
   moveCell(id: string, delta: number): void;
   deleteCells(ids: string[]): void;
   setCellType(id: string, type: CellType): void;
+  /** Set top-level keys of the cell's metadata (null removes one): one operation of the session. */
+  setCellMetadata(id: string, metadata: Record<string, unknown>): void;
   sourceChanged(id: string, source: string, cursor?: number): void;
   save(): void;
   /** The kernel can install missing packages (a local Python kernel with pip or uv). */
@@ -52,6 +54,8 @@ export class CellView {
   private readonly typeSelect: HTMLSelectElement;
   private pendingOutputs: Output[] | null = null;
   private readonly attachments: Attachments;
+  /** The cell's metadata as the server last said (JupyterLab's keys). */
+  metadata: Record<string, unknown>;
   private stdinPending = false;
   /** Edit with AI: the prompt under the cell and the review of a proposal (editing/). */
   private readonly editing: EditSession;
@@ -78,7 +82,6 @@ export class CellView {
     this.outputArea = el("div", { class: "cell-output", testid: "cell-output" }, this.outputList, this.stdinHost);
     this.attachments = model.attachments ?? {};
     // nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`: collapsed behind a bar that opens them.
-    const jupyter = (model.metadata?.jupyter ?? {}) as Record<string, unknown>;
     const sourceBar = collapsedBar("source-hidden", "Show the hidden source", () => this.element.classList.remove("source-hidden"));
     const outputsBar = collapsedBar("outputs-hidden", "Show the hidden outputs", () => this.element.classList.remove("outputs-hidden"));
     this.typeSelect = el(
@@ -108,8 +111,8 @@ export class CellView {
       el("div", { class: "cell-side" }, this.prompt),
       main,
     );
-    this.element.classList.toggle("source-hidden", jupyter.source_hidden === true);
-    this.element.classList.toggle("outputs-hidden", jupyter.outputs_hidden === true);
+    this.metadata = model.metadata ?? {};
+    this.applyHidden();
     this.element.addEventListener("mousedown", (event) => {
       if (!this.editorHost.contains(event.target as Node)) host.select(id, "command", false);
     });
@@ -201,6 +204,19 @@ export class CellView {
     if (changed) this.editor.setType(type);
     if (changed && type !== "code") this.editing.reset();
     if (type !== "markdown") this.showEditor();
+  }
+
+  /** The cell's whole metadata changed (here, in another tab, or by a run's timing). */
+  setMetadata(metadata: Record<string, unknown>): void {
+    this.metadata = metadata;
+    this.applyHidden();
+  }
+
+  /** nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`. */
+  private applyHidden(): void {
+    const jupyter = (this.metadata.jupyter ?? {}) as Record<string, unknown>;
+    this.element.classList.toggle("source-hidden", jupyter.source_hidden === true);
+    this.element.classList.toggle("outputs-hidden", jupyter.outputs_hidden === true);
   }
 
   setState(state: CellState, executionCount: number | null): void {

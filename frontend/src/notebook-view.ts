@@ -182,6 +182,13 @@ export class NotebookView implements CellHost {
         if (model.type === "markdown" && !editing) view.renderMarkdown();
         break;
       }
+      case "cell_metadata_set": {
+        const model = this.state.get(message.cell_id);
+        if (!model) return;
+        model.metadata = message.metadata;
+        this.views.get(message.cell_id)?.setMetadata(message.metadata);
+        break;
+      }
       case "cell_state": {
         const model = this.state.get(message.cell_id);
         if (!model) return;
@@ -479,6 +486,10 @@ export class NotebookView implements CellHost {
 
   deleteCells(ids: string[]): void {
     this.act({ type: "delete_cells", cell_ids: ids });
+  }
+
+  setCellMetadata(id: string, metadata: Record<string, unknown>): void {
+    this.act({ type: "set_cell_metadata", cell_id: id, metadata });
   }
 
   setCellType(id: string, type: CellType): void {

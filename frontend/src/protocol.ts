@@ -44,6 +44,12 @@ export interface SetCellType extends Base {
   cell_id: string;
   cell_type: CellType;
 }
+/** Set some top-level keys of a cell's metadata (JupyterLab's keys); a key set to null is removed. */
+export interface SetCellMetadata extends Base {
+  type: "set_cell_metadata";
+  cell_id: string;
+  metadata: Record<string, unknown>;
+}
 export interface ExecuteCells extends Base {
   type: "execute_cells";
   cell_ids: string[];
@@ -172,6 +178,7 @@ export type ClientMessage =
   | MoveCell
   | SetSource
   | SetCellType
+  | SetCellMetadata
   | ExecuteCells
   | RunAll
   | InterruptKernel
@@ -348,6 +355,14 @@ export interface CellTypeSet {
   origin: string | null;
   cell_id: string;
   cell_type: CellType;
+}
+/** A cell's whole metadata after a `set_cell_metadata`. */
+export interface CellMetadataSet {
+  type: "cell_metadata_set";
+  revision: number;
+  origin: string | null;
+  cell_id: string;
+  metadata: Record<string, unknown>;
 }
 export interface CellStateEvent {
   type: "cell_state";
@@ -608,6 +623,7 @@ export type ServerMessage =
   | CellMoved
   | SourceSet
   | CellTypeSet
+  | CellMetadataSet
   | CellStateEvent
   | CellOutputs
   | KernelStatusEvent

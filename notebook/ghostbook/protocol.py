@@ -67,6 +67,15 @@ class SetCellType(_Message):
     cell_type: CellType
 
 
+class SetCellMetadata(_Message):
+    """Change some top-level keys of a cell's metadata (JupyterLab's own keys: `jupyter`, `execution`,
+    `collapsed`, `heading_collapsed`, ...); a key set to null is removed. The rest stay as they are."""
+
+    type: Literal["set_cell_metadata"]
+    cell_id: CellId
+    metadata: dict[str, Any] = Field(max_length=32)
+
+
 class ExecuteCells(_Message):
     type: Literal["execute_cells"]
     cell_ids: list[CellId] = Field(min_length=1, max_length=10_000)
@@ -267,6 +276,7 @@ ClientMessage = Annotated[
     | MoveCell
     | SetSource
     | SetCellType
+    | SetCellMetadata
     | ExecuteCells
     | RunAll
     | InterruptKernel
@@ -348,6 +358,7 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # cell_moved    {type, revision, origin, cell_id, index}
 # source_set    {type, revision, origin, cell_id, source}
 # cell_type_set {type, revision, origin, cell_id, cell_type}
+# cell_metadata_set {type, revision, origin, cell_id, metadata}   (the cell's whole metadata after the change)
 # cell_state    {type, revision, cell_id, state, execution_count}
 # cell_outputs  {type, revision, cell_id, outputs}       (the cell's whole, capped output list)
 # kernel_status {type, kernel: KernelInfo}

@@ -237,3 +237,18 @@ def test_empty_cells_are_not_sent_to_the_kernel() -> None:
     (cleared,) = [m for m in broadcasts(actions, "cell_state") if m["cell_id"] == "c1"]
     assert cleared["state"] == "idle" and cleared["execution_count"] is None
     assert data.queue == []
+
+
+def test_set_cell_metadata_merges_top_level_keys_and_null_removes_one() -> None:
+    data = notebook("x = 1")
+    cell = data.cells[0]
+    cell.metadata = {"tags": ["keep"]}
+    actions = client(data, {"type": "set_cell_metadata", "cell_id": cell.id,
+                            "metadata": {"jupyter": {"outputs_hidden": True}, "collapsed": True}})
+    assert cell.metadata == {"tags": ["keep"], "jupyter": {"outputs_hidden": True}, "collapsed": True}
+    [event] = broadcasts(actions, "cell_metadata_set")
+    assert event["metadata"] == cell.metadata and event["origin"] == "tab1"
+    assert any(isinstance(action, a.DocumentChanged) for action in actions)
+    client(data, {"type": "set_cell_metadata", "cell_id": cell.id, "metadata": {"collapsed": None}})
+    assert "collapsed" not in cell.metadata
+    assert client(data, {"type": "set_cell_metadata", "cell_id": cell.id, "metadata": {"collapsed": None}}) == []

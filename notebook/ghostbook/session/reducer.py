@@ -75,6 +75,8 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
                     a.DocumentChanged()]
         case p.SetCellType():
             return _set_type(data, origin, msg.cell_id, msg.cell_type)
+        case p.SetCellMetadata():
+            return _set_metadata(data, origin, _cell(data, msg.cell_id), msg.metadata)
         case p.ExecuteCells():
             return _enqueue(data, [_cell(data, cell_id) for cell_id in msg.cell_ids])
         case p.RunAll():
@@ -175,6 +177,21 @@ def _set_type(data: NotebookData, origin: str, cell_id: str, cell_type: str) -> 
     cell.cell_type = cell_type
     return actions + [_document_event(data, "cell_type_set", origin, cell_id=cell.id, cell_type=cell_type),
                       a.DocumentChanged()]
+
+
+def _set_metadata(data: NotebookData, origin: str | None, cell: Cell, patch: dict[str, Any]) -> list[a.Action]:
+    """Set (or, with None, remove) top-level metadata keys of `cell`; broadcast its whole metadata."""
+    changed = False
+    for key, value in patch.items():
+        if value is None:
+            changed |= cell.metadata.pop(key, None) is not None
+        elif cell.metadata.get(key) != value:
+            cell.metadata[key] = value
+            changed = True
+    if not changed:
+        return []
+    return [_document_event(data, "cell_metadata_set", origin, cell_id=cell.id, metadata=dict(cell.metadata)),
+            a.DocumentChanged()]
 
 
 def _clear_outputs(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
