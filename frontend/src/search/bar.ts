@@ -58,7 +58,10 @@ export class SearchBar {
     this.regexToggle = toggle(".*", "search-regex", "Use Regular Expression", actions.changed);
     this.wordToggle.classList.add("search-word-toggle");
     this.outputsBox = el("input", { type: "checkbox", testid: "search-outputs" });
-    this.outputsBox.addEventListener("change", actions.changed);
+    this.outputsBox.addEventListener("change", () => {
+      actions.changed();
+      this.input.focus(); // Enter goes on to the next match
+    });
     this.count = el("span", { class: "search-count", testid: "search-count", "aria-live": "polite" });
     this.error = el("span", { class: "search-error", testid: "search-error", role: "alert" });
     this.error.hidden = true;

@@ -114,7 +114,14 @@ export class NotebookSearch {
       if (!this.isOpen || !this.bar.input.value) this.open(false);
       else this.move(event.shiftKey ? -1 : 1);
     } else if (mod && !event.altKey && !event.shiftKey && key === "z" && this.undo && !isTextTarget(event.target)) {
-      this.undoReplaceAll();
+      // Command mode, right after a Replace All (its cells unchanged since): undo it; else the key is not ours.
+      if (this.undoable()) this.undoReplaceAll();
+      else {
+        this.forgetUndo();
+        handled = false;
+      }
+    } else if (event.key === "Escape" && this.isOpen && !isTextTarget(event.target)) {
+      this.close(); // command mode with the bar open: Esc ends the search, as JupyterLab's documentsearch:end
     } else handled = false;
     if (!handled) return;
     event.preventDefault();
@@ -324,19 +331,29 @@ export class NotebookSearch {
     this.bar.setStatus(`Replaced ${count} ${count === 1 ? "match" : "matches"} in ${cells} ${cells === 1 ? "cell" : "cells"}`);
   }
 
+  /** Every cell the last Replace All changed still holds its replacement (or, before the server's echo,
+   * its old text: the server applies the undo after the replacement, in order). */
+  private undoable(): boolean {
+    if (!this.undo) return false;
+    const sources = new Map(this.host.cells().map((cell) => [cell.id, cell.editor.state.doc.toString()]));
+    return this.undo.changes.every((change) => {
+      const now = sources.get(change.cell_id);
+      return now !== undefined && (now === change.after || now === change.before);
+    });
+  }
+
+  private forgetUndo(): void {
+    this.undo = null;
+    this.bar.setUndo(false);
+  }
+
   /** Put back every cell the last Replace All changed, in one operation (only if none changed since). */
   undoReplaceAll(): void {
     const record = this.undo;
     if (!record) return;
-    this.undo = null;
-    this.bar.setUndo(false);
-    const sources = new Map(this.host.cells().map((cell) => [cell.id, cell.editor.state.doc.toString()]));
-    // `before`: the server has not echoed the replacement yet (it applies the undo after it, in order).
-    const untouched = (c: ReplaceRecord["changes"][number]) => {
-      const now = sources.get(c.cell_id);
-      return now !== undefined && (now === c.after || now === c.before);
-    };
-    if (!record.changes.every(untouched)) {
+    const ok = this.undoable();
+    this.forgetUndo();
+    if (!ok) {
       showToast("Cannot undo Replace All: some of its cells were changed or deleted since");
       return;
     }
@@ -344,4 +361,5 @@ export class NotebookSearch {
       this.bar.setStatus("Replace All undone");
     }
   }
+
 }
