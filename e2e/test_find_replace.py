@@ -234,7 +234,11 @@ def test_outputs_are_searched_read_only_and_counts_follow_other_tabs(server: Ser
     expect(cells(page).nth(0).get_by_test_id("cell-output")).to_contain_text("the total is 3")
     expect(cells(page).nth(1).locator(".cm-content")).to_have_text("sum = 3")
 
-    # an edit in another tab: the count follows
+    # an edit here, then one in another tab: the count follows
+    cells(page).nth(0).get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # total")
+    expect(count(page)).to_have_text(re.compile(r"^\d of 4$"))
     set_cell_source(other, cells(other).nth(1), "total = total + 1")
-    expect(count(page)).to_have_text(re.compile(r"^\d of 5$"))
+    expect(count(page)).to_have_text(re.compile(r"^\d of 6$"))
     assert errors == []
