@@ -152,8 +152,15 @@ def test_ctrl_f_in_a_cell_opens_the_notebook_bar_not_codemirrors(server: Server,
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("search-bar")).to_be_hidden()
     expect(content).to_be_focused()  # back in the cell's editor
-    page.keyboard.type("!")
+    page.keyboard.type("!")  # the current match was left selected (as in any editor's find): typed over
     expect(cells(page).nth(2)).to_have_class(re.compile(r"\bediting\b"))
+    expect(content).to_have_text("DATA2 = !_x + 1")
+    page.keyboard.press("Control+f")  # open again: the last query, and the count follows typing
+    expect(count(page)).to_have_text(re.compile(r"^\d of 5$"))
+    cells(page).nth(3).get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.press("End")
+    page.keyboard.type(" + data")
+    expect(count(page)).to_have_text(re.compile(r"^\d of 6$"))
 
 
 def test_replace_one_replace_all_saved_and_undone_in_one_step(server: Server, context: BrowserContext) -> None:

@@ -163,6 +163,7 @@ export class NotebookSearch {
     if (!this.isOpen) return;
     this.bar.element.hidden = true;
     window.clearTimeout(this.timer);
+    this.timer = undefined;
     this.matches = [];
     this.current = -1;
     for (const cell of this.host.cells()) {
