@@ -302,6 +302,18 @@ export class CellView {
     this.element.classList.add("rendered");
   }
 
+  /** The rendered outputs (the notebook search reads their text). */
+  get outputsElement(): HTMLElement {
+    return this.outputList;
+  }
+
+  /** Show the source (a rendered markdown cell's, or a hidden one) without focusing it: the search's
+   * current match is there. */
+  revealSource(): void {
+    this.element.classList.remove("source-hidden");
+    if (this.type === "markdown") this.showEditor();
+  }
+
   private showEditor(): void {
     this.isRendered = false;
     this.element.classList.remove("rendered");

@@ -130,7 +130,8 @@ export class CellEditor {
         ...closeBracketsKeymap,
         ...defaultKeymap,
         ...historyKeymap,
-        ...searchKeymap,
+        // Ctrl+F is the notebook's find bar (search/notebook-search.ts), not CodeMirror's per-cell panel.
+        ...searchKeymap.filter((binding) => binding.key !== "Mod-f" && binding.key !== "F3" && binding.key !== "Mod-g"),
       ]),
       EditorView.updateListener.of((update) => {
         if (update.docChanged && !update.transactions.every((tr) => tr.annotation(remoteChange))) {

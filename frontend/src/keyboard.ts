@@ -21,7 +21,7 @@ export interface CommandActions {
 
 const CHORD_MS = 800;
 
-function isTextTarget(target: EventTarget | null): boolean {
+export function isTextTarget(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.closest(".cm-editor")) return true;
   return target.matches("input, textarea, select, [contenteditable=''], [contenteditable='true']");

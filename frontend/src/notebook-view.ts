@@ -14,6 +14,7 @@ import { NotebookName } from "./notebook-name";
 import { installWidgets } from "./outputs/widgets";
 import { cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
+import { NotebookSearch } from "./search/notebook-search";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { SourceSync } from "./source-sync";
 import { showToast } from "./toast";
@@ -52,6 +53,8 @@ export class NotebookView implements CellHost {
   private readonly name: NotebookName;
   private readonly homeLink: HTMLAnchorElement;
   private readonly commandKeys: { run(event: KeyboardEvent): boolean };
+  /** Find and replace across the notebook (Ctrl+F, Ctrl+H). */
+  private readonly search: NotebookSearch;
   private loaded = false;
   private path: string;
 
@@ -78,6 +81,16 @@ export class NotebookView implements CellHost {
     }, this.connection);
     this.offlineBanner = this.buildOfflineBanner();
     this.bar.element.append(this.offlineBanner); // in the sticky toolbar: seen wherever one scrolls
+    this.search = new NotebookSearch({
+      cells: () => this.state.cells.flatMap((model) => {
+        const view = this.views.get(model.id);
+        return view ? [{ id: view.id, editor: view.editor.view, outputs: view.outputsElement, isRendered: view.isRendered,
+          reveal: () => view.revealSource(), render: () => view.renderMarkdown() }] : [];
+      }),
+      isEditing: (id) => this.selectedId === id && this.mode === "edit",
+      replaceSources: (changes) => this.act({ type: "replace_sources", changes }),
+    });
+    this.bar.element.append(this.search.bar.element);
     this.list = el("main", { class: "cells", testid: "cells" });
     const addEnd = el("button", { class: "add-end", testid: "add-cell-end", type: "button" }, "+ Code cell");
     addEnd.addEventListener("click", () => this.insertAt(this.state.cells.length, "code", "edit"));
@@ -171,6 +184,16 @@ export class NotebookView implements CellHost {
         this.views.get(message.cell_id)?.setRemoteSource(message.source);
         break;
       }
+      case "sources_replaced":
+        for (const { cell_id, source } of message.changes) {
+          this.sources.serverSource(cell_id, source);
+          if (message.origin !== this.state.clientId && !this.sources.acceptRemote(cell_id)) continue;
+          const model = this.state.get(cell_id);
+          if (!model) continue;
+          model.source = source;
+          this.views.get(cell_id)?.setRemoteSource(source);
+        }
+        break;
       case "cell_type_set": {
         const model = this.state.get(message.cell_id);
         const view = this.views.get(message.cell_id);
@@ -233,6 +256,7 @@ export class NotebookView implements CellHost {
         break;
     }
     if ("revision" in message && typeof message.revision === "number") this.state.revision = message.revision;
+    this.search.changed(); // the search's count follows every change (outputs, cells, other tabs)
   }
 
   canInstall(): boolean {

@@ -39,6 +39,11 @@ export interface SetSource extends Base {
   /** Where the editor's cursor is after the edit: the server reads the completion prompt there. */
   cursor?: number;
 }
+/** Set several cells' sources as one step (Replace all, and its undo): all or none, one revision. */
+export interface ReplaceSources extends Base {
+  type: "replace_sources";
+  changes: { cell_id: string; source: string }[];
+}
 export interface SetCellType extends Base {
   type: "set_cell_type";
   cell_id: string;
@@ -177,6 +182,7 @@ export type ClientMessage =
   | RestoreDeleted
   | MoveCell
   | SetSource
+  | ReplaceSources
   | SetCellType
   | SetCellMetadata
   | ExecuteCells
@@ -348,6 +354,13 @@ export interface SourceSet {
   origin: string | null;
   cell_id: string;
   source: string;
+}
+/** One `replace_sources`: the cells that changed, in one revision. */
+export interface SourcesReplaced {
+  type: "sources_replaced";
+  revision: number;
+  origin: string | null;
+  changes: { cell_id: string; source: string }[];
 }
 export interface CellTypeSet {
   type: "cell_type_set";
@@ -622,6 +635,7 @@ export type ServerMessage =
   | CellsDeleted
   | CellMoved
   | SourceSet
+  | SourcesReplaced
   | CellTypeSet
   | CellMetadataSet
   | CellStateEvent

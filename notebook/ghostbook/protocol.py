@@ -61,6 +61,21 @@ class SetSource(_Message):
     cursor: int | None = Field(default=None, ge=0)  # the editor's cursor after the edit (completion reads there)
 
 
+class SourceChange(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cell_id: CellId
+    source: Source
+
+
+class ReplaceSources(_Message):
+    """Set the sources of several cells at once (find and replace: Replace all, and its undo): applied
+    whole or not at all, broadcast as one `sources_replaced` with one revision."""
+
+    type: Literal["replace_sources"]
+    changes: list[SourceChange] = Field(min_length=1, max_length=10_000)
+
+
 class SetCellType(_Message):
     type: Literal["set_cell_type"]
     cell_id: CellId
@@ -275,6 +290,7 @@ ClientMessage = Annotated[
     | RestoreDeleted
     | MoveCell
     | SetSource
+    | ReplaceSources
     | SetCellType
     | SetCellMetadata
     | ExecuteCells
@@ -357,6 +373,8 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # cells_deleted {type, revision, origin, cell_ids}
 # cell_moved    {type, revision, origin, cell_id, index}
 # source_set    {type, revision, origin, cell_id, source}
+# sources_replaced {type, revision, origin, changes: [{cell_id, source}]}   (one `replace_sources`: every
+#                 changed cell in one revision)
 # cell_type_set {type, revision, origin, cell_id, cell_type}
 # cell_metadata_set {type, revision, origin, cell_id, metadata}   (the cell's whole metadata after the change)
 # cell_state    {type, revision, cell_id, state, execution_count}

@@ -252,3 +252,27 @@ def test_set_cell_metadata_merges_top_level_keys_and_null_removes_one() -> None:
     client(data, {"type": "set_cell_metadata", "cell_id": cell.id, "metadata": {"collapsed": None}})
     assert "collapsed" not in cell.metadata
     assert client(data, {"type": "set_cell_metadata", "cell_id": cell.id, "metadata": {"collapsed": None}}) == []
+
+
+def test_replace_sources_changes_every_cell_in_one_revision_or_none() -> None:
+    data = notebook("a = 1", "b = a", "c = 3")
+    revision = data.revision
+    actions = client(data, {"type": "replace_sources", "changes": [
+        {"cell_id": "c0", "source": "x = 1"}, {"cell_id": "c1", "source": "b = x"},
+        {"cell_id": "c2", "source": "c = 3"}]})
+    assert [c.source for c in data.cells] == ["x = 1", "b = x", "c = 3"]
+    [event] = broadcasts(actions, "sources_replaced")
+    assert event["revision"] == revision + 1 and event["origin"] == "tab1"
+    assert event["changes"] == [{"cell_id": "c0", "source": "x = 1"}, {"cell_id": "c1", "source": "b = x"}]
+    assert any(isinstance(x, a.DocumentChanged) for x in actions)
+    # an unknown cell: nothing changes
+    with pytest.raises(OperationError, match="no cell with id nope"):
+        client(data, {"type": "replace_sources", "changes": [
+            {"cell_id": "c0", "source": "a = 1"}, {"cell_id": "nope", "source": ""}]})
+    assert data.cells[0].source == "x = 1" and data.revision == revision + 1
+    with pytest.raises(OperationError, match="twice"):
+        client(data, {"type": "replace_sources", "changes": [
+            {"cell_id": "c0", "source": "1"}, {"cell_id": "c0", "source": "2"}]})
+    assert client(data, {"type": "replace_sources", "changes": [{"cell_id": "c0", "source": "x = 1"}]}) == []
+    with pytest.raises(p.ProtocolError):
+        client(data, {"type": "replace_sources", "changes": []})

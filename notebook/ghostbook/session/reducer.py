@@ -73,6 +73,8 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             cell.source = msg.source
             return [_document_event(data, "source_set", origin, cell_id=cell.id, source=cell.source),
                     a.DocumentChanged()]
+        case p.ReplaceSources():
+            return _replace_sources(data, origin, msg.changes)
         case p.SetCellType():
             return _set_type(data, origin, msg.cell_id, msg.cell_type)
         case p.SetCellMetadata():
@@ -164,6 +166,22 @@ def _move(data: NotebookData, origin: str, cell_id: str, delta: int) -> list[a.A
         return []
     data.cells.insert(target, data.cells.pop(index))
     return [_document_event(data, "cell_moved", origin, cell_id=cell_id, index=target), a.DocumentChanged()]
+
+
+def _replace_sources(data: NotebookData, origin: str, changes: list[p.SourceChange]) -> list[a.Action]:
+    """Set several cells' sources as one step: every cell must exist (else nothing changes); cells that
+    already hold their new source are left out; one revision for all."""
+    cells = [(_cell(data, change.cell_id), change.source) for change in changes]
+    if len({cell.id for cell, _ in cells}) != len(cells):
+        raise OperationError("a cell appears twice in replace_sources")
+    changed = [(cell, source) for cell, source in cells if cell.source != source]
+    if not changed:
+        return []
+    for cell, source in changed:
+        cell.source = source
+    return [_document_event(data, "sources_replaced", origin,
+                            changes=[{"cell_id": cell.id, "source": source} for cell, source in changed]),
+            a.DocumentChanged()]
 
 
 def _set_type(data: NotebookData, origin: str, cell_id: str, cell_type: str) -> list[a.Action]:
