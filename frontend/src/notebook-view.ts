@@ -11,8 +11,9 @@ import { notebookUrl, treeUrl } from "./file-browser";
 import { KernelBar } from "./kernel-bar";
 import { installCommandKeys } from "./keyboard";
 import { NotebookName } from "./notebook-name";
+import { Outline } from "./outline";
 import { installWidgets } from "./outputs/widgets";
-import { cellFromWire, NotebookState } from "./notebook-state";
+import { type CellModel, cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { SourceSync } from "./source-sync";
@@ -33,6 +34,9 @@ function pageTitle(path: string): string {
   return `${path.split("/").pop() ?? path} – Ghostbook`;
 }
 
+/** Server events after which the outline (headings, collapsed sections) is drawn again. */
+const OUTLINE_EVENTS = new Set(["snapshot", "cell_inserted", "cells_deleted", "cell_moved", "source_set", "cell_type_set",
+  "cell_metadata_set"]);
 
 export class NotebookView implements CellHost {
   readonly connection: Connection;
@@ -42,6 +46,7 @@ export class NotebookView implements CellHost {
   private readonly list: HTMLElement;
   private readonly bar: KernelBar;
   private readonly help = new ShortcutsHelp();
+  private readonly outline: Outline;
   private selectedId: string | null = null;
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
@@ -74,6 +79,7 @@ export class NotebookView implements CellHost {
       changeKernel: (kernel) => this.act({ type: "change_kernel", name: kernel }),
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
+      toggleOutline: () => this.outline.toggle(),
       addCell: () => this.insertAt(this.state.cells.length, "code", "edit"),
     }, this.connection);
     this.offlineBanner = this.buildOfflineBanner();
@@ -84,6 +90,14 @@ export class NotebookView implements CellHost {
     this.root = el("div", { class: "notebook", testid: "notebook", "data-path": path }, this.bar.element, this.list, addEnd);
     this.root.dataset.loaded = "false";
     container.replaceChildren(this.root);
+    this.outline = new Outline({
+      cells: () => this.state.cells,
+      element: (id) => this.views.get(id)?.element,
+      selected: () => this.selectedId,
+      select: (id) => this.select(id, "command"),
+      setMetadata: (id, patch) => this.setMetadataNow(id, patch),
+    });
+    this.outline.handleAnchorLinks(this.list);
 
     this.sources = new SourceSync(this.connection);
     this.commandKeys = installCommandKeys({
@@ -117,6 +131,7 @@ export class NotebookView implements CellHost {
   // ---- server events --------------------------------------------------------------------------
 
   private handle(message: ServerMessage): void {
+    if (OUTLINE_EVENTS.has(message.type)) this.outline.changed(); // headings or sections may have changed
     switch (message.type) {
       case "snapshot":
         this.loadSnapshot(message);
@@ -400,6 +415,7 @@ export class NotebookView implements CellHost {
   select(id: string, mode: Mode, scroll = true): void {
     const view = this.views.get(id);
     if (!view) return;
+    if (this.outline.isHidden(id)) this.outline.reveal(id); // in a collapsed section: expand it, as JupyterLab
     const previous = this.selectedId ? this.views.get(this.selectedId) : undefined;
     // A markdown cell shows its rendering whenever it is not being edited.
     if (previous && previous.type === "markdown" && !previous.isRendered && (previous !== view || mode === "command")) {
@@ -423,10 +439,19 @@ export class NotebookView implements CellHost {
       }
       if (scroll) view.element.scrollIntoView({ block: "nearest" });
     }
+    this.outline.selectionChanged(id);
+  }
+
+  /** The next cell from `index` in direction `delta` that is not hidden in a collapsed section. */
+  private visibleFrom(index: number, delta: number): CellModel | undefined {
+    const step = Math.sign(delta) || 1;
+    let at = index + delta;
+    while (this.state.cells[at] && this.outline.isHidden(this.state.cells[at].id)) at += step;
+    return this.state.cells[at];
   }
 
   editNeighbour(id: string, delta: -1 | 1): boolean {
-    const next = this.state.cells[this.state.indexOf(id) + delta];
+    const next = this.visibleFrom(this.state.indexOf(id), delta);
     if (!next) return false;
     this.select(next.id, "edit");
     this.views.get(next.id)?.edit(delta < 0 ? "end" : "start");
@@ -434,8 +459,7 @@ export class NotebookView implements CellHost {
   }
 
   private selectRelative(delta: number): void {
-    const index = this.selectedIndex();
-    const next = this.state.cells[index + delta];
+    const next = this.visibleFrom(this.selectedIndex(), delta);
     if (next) this.select(next.id, "command");
   }
 
@@ -492,6 +516,20 @@ export class NotebookView implements CellHost {
     this.act({ type: "set_cell_metadata", cell_id: id, metadata });
   }
 
+  /** Set metadata keys and show the result at once (the server's `cell_metadata_set` follows). */
+  private setMetadataNow(id: string, patch: Record<string, unknown>): void {
+    const model = this.state.get(id);
+    if (!model || !this.act({ type: "set_cell_metadata", cell_id: id, metadata: patch })) return;
+    const metadata = { ...model.metadata };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete metadata[key];
+      else metadata[key] = value;
+    }
+    model.metadata = metadata;
+    this.views.get(id)?.setMetadata(metadata);
+    this.outline.changed();
+  }
+
   setCellType(id: string, type: CellType): void {
     const view = this.views.get(id);
     if (view?.type === type) return;
@@ -507,6 +545,7 @@ export class NotebookView implements CellHost {
   sourceChanged(id: string, source: string, cursor?: number): void {
     const model = this.state.get(id);
     if (model) model.source = source;
+    if (model?.type === "markdown") this.outline.changed();
     this.sources.changed(id, source, cursor);
     if (!this.sources.isOnline) this.bar.setSave({ status: "dirty", message: null }); // kept here, not saved yet
   }

@@ -19,7 +19,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Any", keys: "Ctrl+K", action: "Edit with AI: say what to change in the cell (or the selected lines)" },
   { mode: "Review", keys: "Ctrl+Enter / Esc", action: "Accept / reject the proposed edit (each block: Keep / Drop)" },
   { mode: "Command", keys: "Enter", action: "Edit the selected cell" },
-  { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below" },
+  { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below (cells hidden in a collapsed section are skipped)" },
   { mode: "Command", keys: "a / b", action: "Insert a cell above / below" },
   { mode: "Command", keys: "d d", action: "Delete the selected cell" },
   { mode: "Command", keys: "z", action: "Restore the last deleted cells" },
@@ -30,6 +30,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
   { mode: "Command", keys: "0 0", action: "Restart the kernel" },
   { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
+  { mode: "Any", keys: "Ctrl+Shift+K", action: "Show or hide the table of contents (also the Outline button on the toolbar)" },
 ];
 
 export class ShortcutsHelp {

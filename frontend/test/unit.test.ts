@@ -18,6 +18,7 @@ import "./notebook-ux.test";
 import "./outputs.test";
 import "./source-sync.test";
 import "./widgets.test";
+import "./outline.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";
