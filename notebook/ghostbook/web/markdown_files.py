@@ -3,9 +3,10 @@ read from inside the notebook root only.
 
 The security middleware has already checked the token (or cookie) and the Host. Paths follow the file
 browser's rules (`documents/paths.py`: no `..`, no absolute paths, no symlink that leaves the root) and
-no dot-file or dot-folder is served. Nothing served here can run as a page of ours: images (SVG under the sandbox) are sent
-inline with their own type, plain text as `text/plain`, everything else (HTML, SVG, scripts, unknown)
-as a download; every response says `nosniff` and carries a sandboxing Content-Security-Policy.
+no dot-file or dot-folder is served. Nothing served here can run as a page of ours: images (SVG too,
+under the sandbox) are sent inline with their own type, plain text as `text/plain`, everything else
+(HTML, scripts, unknown) as a download; every response says `nosniff` and carries a sandboxing
+Content-Security-Policy.
 """
 
 from __future__ import annotations
