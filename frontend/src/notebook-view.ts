@@ -10,6 +10,7 @@ import { missingModule } from "./install";
 import { notebookUrl, treeUrl } from "./file-browser";
 import { KernelBar } from "./kernel-bar";
 import { installCommandKeys } from "./keyboard";
+import { setNotebookPath } from "./markdown-files/links";
 import { NotebookName } from "./notebook-name";
 import { Outline } from "./outline";
 import { installWidgets } from "./outputs/widgets";
@@ -62,6 +63,7 @@ export class NotebookView implements CellHost {
 
   constructor(container: HTMLElement, path: string) {
     this.path = path;
+    setNotebookPath(path);
     document.title = pageTitle(path);
     this.homeLink = el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20));
     this.name = new NotebookName(path, (renamed) => this.follow(renamed), () => this.selectedId && this.select(this.selectedId, "command"));
@@ -204,6 +206,13 @@ export class NotebookView implements CellHost {
         this.views.get(message.cell_id)?.setMetadata(message.metadata);
         break;
       }
+      case "attachments_set": {
+        const model = this.state.get(message.cell_id);
+        if (!model) return;
+        model.attachments = message.attachments;
+        this.views.get(message.cell_id)?.setAttachments(message.attachments);
+        break;
+      }
       case "cell_state": {
         const model = this.state.get(message.cell_id);
         if (!model) return;
@@ -330,6 +339,7 @@ export class NotebookView implements CellHost {
   private follow(path: string): void {
     if (path === this.path) return;
     this.path = path;
+    setNotebookPath(path);
     this.name.set(path);
     this.root.dataset.path = path;
     this.homeLink.href = treeUrl(parentDir(path));
