@@ -16,7 +16,8 @@ from playwright.sync_api import BrowserContext, Page, expect
 from .helpers import Server, cells, open_notebook, write_notebook
 
 # a 2x2 red PNG
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==")
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6Q"
+                       "AAAABJRU5ErkJggg==")
 
 
 def natural_width(page: Page, selector: str) -> int:
@@ -65,10 +66,11 @@ PASTE = """([kind, data]) => {
   const transfer = new DataTransfer();
   transfer.items.add(new File([bytes], "image.png", { type: "image/png" }));
   const target = document.querySelector(".cell.editing .cm-content");
+  const box = target.getBoundingClientRect();
   const event = kind === "paste"
     ? new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true })
     : new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true,
-                              clientX: target.getBoundingClientRect().left + 5, clientY: target.getBoundingClientRect().top + 5 });
+                              clientX: box.left + 5, clientY: box.top + 5 });
   target.dispatchEvent(event);
 }"""
 
