@@ -14,9 +14,23 @@ export interface Heading {
   text: string;
 }
 
+/** Parsed sources (typing re-reads every cell on each frame; only the edited one is new). */
+const cache = new Map<string, Heading[]>();
+const CACHE_SIZE = 2000;
+
 /** The headings of one Markdown source, in order. */
 export function parseHeadings(source: string): Heading[] {
   if (!/(^|\n)\s{0,3}(#|=|-)/.test(source)) return []; // no heading can start anywhere: skip the parse
+  let headings = cache.get(source);
+  if (!headings) {
+    if (cache.size >= CACHE_SIZE) cache.clear();
+    headings = parse(source);
+    cache.set(source, headings);
+  }
+  return headings;
+}
+
+function parse(source: string): Heading[] {
   const tokens = md.parse(source, {});
   const headings: Heading[] = [];
   for (let i = 0; i < tokens.length; i++) {
