@@ -53,7 +53,7 @@ export class CellView {
   private readonly stdinHost: HTMLElement;
   private readonly typeSelect: HTMLSelectElement;
   private pendingOutputs: Output[] | null = null;
-  private readonly attachments: Attachments;
+  private attachments: Attachments;
   /** The cell's metadata as the server last said (JupyterLab's keys). */
   metadata: Record<string, unknown>;
   private stdinPending = false;
@@ -210,6 +210,12 @@ export class CellView {
   setMetadata(metadata: Record<string, unknown>): void {
     this.metadata = metadata;
     this.applyHidden();
+  }
+
+  /** The cell's nbformat attachments changed (an image pasted here or in another tab). */
+  setAttachments(attachments: Attachments): void {
+    this.attachments = attachments;
+    if (this.isRendered) this.renderMarkdown();
   }
 
   /** nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`. */

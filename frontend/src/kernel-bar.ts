@@ -13,6 +13,7 @@ export interface ToolbarActions {
   changeKernel(name: string): void;
   save(): void;
   toggleHelp(): void;
+  toggleOutline(): void;
   addCell(): void;
 }
 
@@ -71,6 +72,7 @@ export class KernelBar {
       button("Restart & clear", "restart-clear-kernel", "Restart the kernel and clear all outputs", () => this.requestRestart(true)),
       button("Clear outputs", "clear-outputs", "Clear all outputs", () => actions.clearOutputs()),
       button("Save", "save-notebook", "Save (Ctrl+S)", () => actions.save()),
+      button("Outline", "toggle-outline", "Table of contents (Ctrl+Shift+K)", () => actions.toggleOutline()),
       button("?", "shortcuts-help", "Keyboard shortcuts (? or h)", () => actions.toggleHelp(), "icon-button help-button"),
       ...toolbarItems.map((factory) => factory(connection)),
     );

@@ -4,6 +4,7 @@
 
 import DOMPurify from "dompurify";
 import MarkdownIt from "markdown-it";
+import { hookLinks } from "./markdown-files/links";
 import { mathPlugin } from "./math";
 import type { Attachments } from "./protocol";
 
@@ -46,6 +47,7 @@ function hookAttachments(): void {
     const url = current ? attachmentUrl(current, data.attrValue.slice("attachment:".length)) : null;
     data.attrValue = url ?? "";
   });
+  hookLinks(DOMPurify); // relative files from /files/, links in a new tab
 }
 
 export function sanitizeHtml(html: string, attachments: Attachments | null = null): string {

@@ -10,9 +10,11 @@ import { missingModule } from "./install";
 import { notebookUrl, treeUrl } from "./file-browser";
 import { KernelBar } from "./kernel-bar";
 import { installCommandKeys } from "./keyboard";
+import { setNotebookPath } from "./markdown-files/links";
 import { NotebookName } from "./notebook-name";
+import { Outline } from "./outline";
 import { installWidgets } from "./outputs/widgets";
-import { cellFromWire, NotebookState } from "./notebook-state";
+import { type CellModel, cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
 import { NotebookSearch } from "./search/notebook-search";
 import { ShortcutsHelp } from "./shortcuts-help";
@@ -34,6 +36,9 @@ function pageTitle(path: string): string {
   return `${path.split("/").pop() ?? path} – Ghostbook`;
 }
 
+/** Server events after which the outline (headings, collapsed sections) is drawn again. */
+const OUTLINE_EVENTS = new Set(["snapshot", "cell_inserted", "cells_deleted", "cell_moved", "source_set", "cell_type_set",
+  "cell_metadata_set"]);
 
 export class NotebookView implements CellHost {
   readonly connection: Connection;
@@ -43,6 +48,7 @@ export class NotebookView implements CellHost {
   private readonly list: HTMLElement;
   private readonly bar: KernelBar;
   private readonly help = new ShortcutsHelp();
+  private readonly outline: Outline;
   private selectedId: string | null = null;
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
@@ -60,6 +66,7 @@ export class NotebookView implements CellHost {
 
   constructor(container: HTMLElement, path: string) {
     this.path = path;
+    setNotebookPath(path);
     document.title = pageTitle(path);
     this.homeLink = el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20));
     this.name = new NotebookName(path, (renamed) => this.follow(renamed), () => this.selectedId && this.select(this.selectedId, "command"));
@@ -77,6 +84,7 @@ export class NotebookView implements CellHost {
       changeKernel: (kernel) => this.act({ type: "change_kernel", name: kernel }),
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
+      toggleOutline: () => this.outline.toggle(),
       addCell: () => this.insertAt(this.state.cells.length, "code", "edit"),
     }, this.connection);
     this.offlineBanner = this.buildOfflineBanner();
@@ -97,6 +105,14 @@ export class NotebookView implements CellHost {
     this.root = el("div", { class: "notebook", testid: "notebook", "data-path": path }, this.bar.element, this.list, addEnd);
     this.root.dataset.loaded = "false";
     container.replaceChildren(this.root);
+    this.outline = new Outline({
+      cells: () => this.state.cells,
+      element: (id) => this.views.get(id)?.element,
+      selected: () => this.selectedId,
+      select: (id) => this.select(id, "command"),
+      setMetadata: (id, patch) => this.setMetadataNow(id, patch),
+    });
+    this.outline.handleAnchorLinks(this.list);
 
     this.sources = new SourceSync(this.connection);
     this.commandKeys = installCommandKeys({
@@ -130,6 +146,7 @@ export class NotebookView implements CellHost {
   // ---- server events --------------------------------------------------------------------------
 
   private handle(message: ServerMessage): void {
+    if (OUTLINE_EVENTS.has(message.type)) this.outline.changed(); // headings or sections may have changed
     switch (message.type) {
       case "snapshot":
         this.loadSnapshot(message);
@@ -210,6 +227,13 @@ export class NotebookView implements CellHost {
         if (!model) return;
         model.metadata = message.metadata;
         this.views.get(message.cell_id)?.setMetadata(message.metadata);
+        break;
+      }
+      case "attachments_set": {
+        const model = this.state.get(message.cell_id);
+        if (!model) return;
+        model.attachments = message.attachments;
+        this.views.get(message.cell_id)?.setAttachments(message.attachments);
         break;
       }
       case "cell_state": {
@@ -339,6 +363,7 @@ export class NotebookView implements CellHost {
   private follow(path: string): void {
     if (path === this.path) return;
     this.path = path;
+    setNotebookPath(path);
     this.name.set(path);
     this.root.dataset.path = path;
     this.homeLink.href = treeUrl(parentDir(path));
@@ -424,6 +449,7 @@ export class NotebookView implements CellHost {
   select(id: string, mode: Mode, scroll = true): void {
     const view = this.views.get(id);
     if (!view) return;
+    if (this.outline.isHidden(id)) this.outline.reveal(id); // in a collapsed section: expand it, as JupyterLab
     const previous = this.selectedId ? this.views.get(this.selectedId) : undefined;
     // A markdown cell shows its rendering whenever it is not being edited.
     if (previous && previous.type === "markdown" && !previous.isRendered && (previous !== view || mode === "command")) {
@@ -447,10 +473,19 @@ export class NotebookView implements CellHost {
       }
       if (scroll) view.element.scrollIntoView({ block: "nearest" });
     }
+    this.outline.selectionChanged(id);
+  }
+
+  /** The next cell from `index` in direction `delta` that is not hidden in a collapsed section. */
+  private visibleFrom(index: number, delta: number): CellModel | undefined {
+    const step = Math.sign(delta) || 1;
+    let at = index + delta;
+    while (this.state.cells[at] && this.outline.isHidden(this.state.cells[at].id)) at += step;
+    return this.state.cells[at];
   }
 
   editNeighbour(id: string, delta: -1 | 1): boolean {
-    const next = this.state.cells[this.state.indexOf(id) + delta];
+    const next = this.visibleFrom(this.state.indexOf(id), delta);
     if (!next) return false;
     this.select(next.id, "edit");
     this.views.get(next.id)?.edit(delta < 0 ? "end" : "start");
@@ -458,8 +493,7 @@ export class NotebookView implements CellHost {
   }
 
   private selectRelative(delta: number): void {
-    const index = this.selectedIndex();
-    const next = this.state.cells[index + delta];
+    const next = this.visibleFrom(this.selectedIndex(), delta);
     if (next) this.select(next.id, "command");
   }
 
@@ -516,6 +550,20 @@ export class NotebookView implements CellHost {
     this.act({ type: "set_cell_metadata", cell_id: id, metadata });
   }
 
+  /** Set metadata keys and show the result at once (the server's `cell_metadata_set` follows). */
+  private setMetadataNow(id: string, patch: Record<string, unknown>): void {
+    const model = this.state.get(id);
+    if (!model || !this.act({ type: "set_cell_metadata", cell_id: id, metadata: patch })) return;
+    const metadata = { ...model.metadata };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete metadata[key];
+      else metadata[key] = value;
+    }
+    model.metadata = metadata;
+    this.views.get(id)?.setMetadata(metadata);
+    this.outline.changed();
+  }
+
   setCellType(id: string, type: CellType): void {
     const view = this.views.get(id);
     if (view?.type === type) return;
@@ -531,6 +579,7 @@ export class NotebookView implements CellHost {
   sourceChanged(id: string, source: string, cursor?: number): void {
     const model = this.state.get(id);
     if (model) model.source = source;
+    if (model?.type === "markdown") this.outline.changed();
     this.sources.changed(id, source, cursor);
     if (!this.sources.isOnline) this.bar.setSave({ status: "dirty", message: null }); // kept here, not saved yet
   }

@@ -55,6 +55,16 @@ export interface SetCellMetadata extends Base {
   cell_id: string;
   metadata: Record<string, unknown>;
 }
+/** Attach an image to a Markdown cell (nbformat `attachments`), referenced as `attachment:name`. */
+export interface AddAttachment extends Base {
+  type: "add_attachment";
+  cell_id: string;
+  name: string;
+  mime: string;
+  /** base64, at most MAX_ATTACHMENT_BASE64 characters */
+  data: string;
+}
+export const MAX_ATTACHMENT_BASE64 = 4_000_000;
 export interface ExecuteCells extends Base {
   type: "execute_cells";
   cell_ids: string[];
@@ -185,6 +195,7 @@ export type ClientMessage =
   | ReplaceSources
   | SetCellType
   | SetCellMetadata
+  | AddAttachment
   | ExecuteCells
   | RunAll
   | InterruptKernel
@@ -376,6 +387,14 @@ export interface CellMetadataSet {
   origin: string | null;
   cell_id: string;
   metadata: Record<string, unknown>;
+}
+/** A cell's whole attachments after an `add_attachment`. */
+export interface AttachmentsSet {
+  type: "attachments_set";
+  revision: number;
+  origin: string | null;
+  cell_id: string;
+  attachments: Attachments;
 }
 export interface CellStateEvent {
   type: "cell_state";
@@ -638,6 +657,7 @@ export type ServerMessage =
   | SourcesReplaced
   | CellTypeSet
   | CellMetadataSet
+  | AttachmentsSet
   | CellStateEvent
   | CellOutputs
   | KernelStatusEvent

@@ -25,7 +25,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Find", keys: "Esc", action: "Close the find bar; the focus goes back where it was" },
   { mode: "Command", keys: "Ctrl+Z", action: "Right after Replace All: undo it (every changed cell in one step)" },
   { mode: "Command", keys: "Enter", action: "Edit the selected cell" },
-  { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below" },
+  { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below (cells hidden in a collapsed section are skipped)" },
   { mode: "Command", keys: "a / b", action: "Insert a cell above / below" },
   { mode: "Command", keys: "d d", action: "Delete the selected cell" },
   { mode: "Command", keys: "z", action: "Restore the last deleted cells" },
@@ -36,6 +36,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
   { mode: "Command", keys: "0 0", action: "Restart the kernel" },
   { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
+  { mode: "Any", keys: "Ctrl+Shift+K", action: "Show or hide the table of contents (also the Outline button on the toolbar)" },
 ];
 
 export class ShortcutsHelp {

@@ -19,6 +19,8 @@ import "./outputs.test";
 import "./search.test";
 import "./source-sync.test";
 import "./widgets.test";
+import "./outline.test";
+import "./markdown-files.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";

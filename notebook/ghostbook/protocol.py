@@ -91,6 +91,20 @@ class SetCellMetadata(_Message):
     metadata: dict[str, Any] = Field(max_length=32)
 
 
+MAX_ATTACHMENT_BASE64 = 4_000_000  # about 3 MB of image: a notebook is not a photo album
+
+
+class AddAttachment(_Message):
+    """Attach an image to a Markdown (or raw) cell as nbformat's `attachments: {name: {mime: base64}}`
+    (pasted or dropped into its editor, referenced as `attachment:name`, as JupyterLab does)."""
+
+    type: Literal["add_attachment"]
+    cell_id: CellId
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[^/\\\x00-\x1f]+$")
+    mime: str = Field(pattern=r"^image/(png|jpeg|gif|webp|bmp|svg\+xml)$")
+    data: str = Field(max_length=MAX_ATTACHMENT_BASE64, pattern=r"^[A-Za-z0-9+/]*={0,2}$")
+
+
 class ExecuteCells(_Message):
     type: Literal["execute_cells"]
     cell_ids: list[CellId] = Field(min_length=1, max_length=10_000)
@@ -293,6 +307,7 @@ ClientMessage = Annotated[
     | ReplaceSources
     | SetCellType
     | SetCellMetadata
+    | AddAttachment
     | ExecuteCells
     | RunAll
     | InterruptKernel
@@ -377,6 +392,7 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 changed cell in one revision)
 # cell_type_set {type, revision, origin, cell_id, cell_type}
 # cell_metadata_set {type, revision, origin, cell_id, metadata}   (the cell's whole metadata after the change)
+# attachments_set {type, revision, origin, cell_id, attachments}   (the cell's whole attachments after a change)
 # cell_state    {type, revision, cell_id, state, execution_count}
 # cell_outputs  {type, revision, cell_id, outputs}       (the cell's whole, capped output list)
 # kernel_status {type, kernel: KernelInfo}

@@ -276,3 +276,27 @@ def test_replace_sources_changes_every_cell_in_one_revision_or_none() -> None:
     assert client(data, {"type": "replace_sources", "changes": [{"cell_id": "c0", "source": "x = 1"}]}) == []
     with pytest.raises(p.ProtocolError):
         client(data, {"type": "replace_sources", "changes": []})
+
+
+def test_add_attachment_stores_nbformat_attachments_and_unused_ones_are_not_saved() -> None:
+    data = notebook("x = 1")
+    data.cells.append(Cell(id="md", cell_type="markdown", source="![image.png](attachment:a1.png)"))
+    actions = client(data, {"type": "add_attachment", "cell_id": "md", "name": "a1.png", "mime": "image/png",
+                            "data": "iVBORw0KGgo="})
+    [event] = broadcasts(actions, "attachments_set")
+    assert event["attachments"] == {"a1.png": {"image/png": "iVBORw0KGgo="}} and event["origin"] == "tab1"
+    assert any(isinstance(action, a.DocumentChanged) for action in actions)
+    client(data, {"type": "add_attachment", "cell_id": "md", "name": "old.gif", "mime": "image/gif", "data": "R0lG"})
+    assert data.cells[1].to_wire()["attachments"].keys() == {"a1.png", "old.gif"}
+    # JupyterLab drops on save the attachments the text no longer names (panel.ts `_onSave`)
+    assert data.to_nbformat()["cells"][1]["attachments"] == {"a1.png": {"image/png": "iVBORw0KGgo="}}
+    with pytest.raises(OperationError, match="Markdown and raw"):
+        client(data, {"type": "add_attachment", "cell_id": "c0", "name": "a.png", "mime": "image/png", "data": ""})
+
+
+@pytest.mark.parametrize("bad", [{"name": "../x.png"}, {"mime": "text/html"}, {"data": "<svg>"},
+                                 {"data": "A" * (p.MAX_ATTACHMENT_BASE64 + 4)}, {"name": ""}])
+def test_add_attachment_rejects_bad_names_types_and_sizes(bad: dict[str, str]) -> None:
+    message = {"type": "add_attachment", "cell_id": "md", "name": "a.png", "mime": "image/png", "data": "AAAA", **bad}
+    with pytest.raises(p.ProtocolError):
+        p.parse_client_message(p.json_dumps(message))

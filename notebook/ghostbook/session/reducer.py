@@ -79,6 +79,8 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             return _set_type(data, origin, msg.cell_id, msg.cell_type)
         case p.SetCellMetadata():
             return _set_metadata(data, origin, _cell(data, msg.cell_id), msg.metadata)
+        case p.AddAttachment():
+            return _add_attachment(data, origin, _cell(data, msg.cell_id), msg)
         case p.ExecuteCells():
             return _enqueue(data, [_cell(data, cell_id) for cell_id in msg.cell_ids])
         case p.RunAll():
@@ -209,6 +211,16 @@ def _set_metadata(data: NotebookData, origin: str | None, cell: Cell, patch: dic
     if not changed:
         return []
     return [_document_event(data, "cell_metadata_set", origin, cell_id=cell.id, metadata=dict(cell.metadata)),
+            a.DocumentChanged()]
+
+
+def _add_attachment(data: NotebookData, origin: str, cell: Cell, msg: p.AddAttachment) -> list[a.Action]:
+    """Store an image as nbformat's `attachments[name] = {mime: base64}` of a Markdown or raw cell."""
+    if cell.cell_type == "code":
+        raise OperationError("only Markdown and raw cells have attachments")
+    attachments = {**(cell.extra.get("attachments") or {}), msg.name: {msg.mime: msg.data}}
+    cell.extra["attachments"] = attachments
+    return [_document_event(data, "attachments_set", origin, cell_id=cell.id, attachments=attachments),
             a.DocumentChanged()]
 
 

@@ -16,6 +16,12 @@ def new_cell_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
+def used_attachments(source: str, attachments: dict[str, Any]) -> dict[str, Any]:
+    """The attachments a Markdown cell's text still names: JupyterLab drops the others when it saves
+    (packages/notebook/src/panel.ts, `_onSave`: a key that `source.includes` no more is removed)."""
+    return {name: bundle for name, bundle in attachments.items() if name in source}
+
+
 @dataclass
 class Cell:
     id: str
@@ -47,6 +53,8 @@ class Cell:
     def to_nbformat(self) -> dict[str, Any]:
         cell: dict[str, Any] = {"id": self.id, "cell_type": self.cell_type, "metadata": self.metadata,
                                 "source": self.source, **self.extra}
+        if self.cell_type == "markdown" and isinstance(cell.get("attachments"), dict):
+            cell["attachments"] = used_attachments(self.source, cell["attachments"])
         if self.cell_type == "code":
             cell["outputs"] = self.outputs.to_json()
             cell["execution_count"] = self.execution_count
