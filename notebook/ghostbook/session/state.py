@@ -1,13 +1,16 @@
-"""The state of one open notebook: cells, kernel, execution queue, undo stack of deleted cells."""
+"""The state of one open notebook: cells, kernel, execution queue, structural undo stack."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ghostbook.session.outputs import CellOutputs
 from ghostbook.session.widgets import WidgetStore
+
+if TYPE_CHECKING:
+    from ghostbook.session.structure import Step
 
 CELL_KEYS = {"id", "cell_type", "source", "metadata", "outputs", "execution_count"}
 
@@ -90,7 +93,7 @@ class NotebookData:
     queue: list[str] = field(default_factory=list)  # cell ids waiting to run, in order
     running: str | None = None  # cell id whose request the kernel is running
     msg_cells: dict[str, str] = field(default_factory=dict)  # kernel msg_id -> cell id
-    deleted: list[list[tuple[int, Cell]]] = field(default_factory=list)  # undo stack
+    undo: list[Step] = field(default_factory=list)  # structural undo stack (session/structure.py)
     stdin: StdinPrompt | None = None
     display_cells: dict[str, set[str]] = field(default_factory=dict)  # display_id -> cell ids
     widgets: WidgetStore = field(default_factory=WidgetStore)  # saved in metadata.widgets
