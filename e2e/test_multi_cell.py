@@ -152,8 +152,8 @@ def test_drag_by_the_left_column_moves_a_cell_or_the_whole_selection(server: Ser
 
 
 def test_copy_paste_type_move_and_run_act_on_the_selection(server: Server, context: BrowserContext) -> None:
-    write_notebook(server.root / "r.ipynb", [("code", "print('one')"), ("markdown", "# two"), ("code", "print('three')"),
-                                             ("code", "x")])
+    write_notebook(server.root / "r.ipynb",
+                   [("code", "print('one')"), ("markdown", "# two"), ("code", "print('three')"), ("code", "x")])
     url = server.url("/notebooks/r.ipynb")
     a, b = context.new_page(), context.new_page()
     open_notebook(a, url)

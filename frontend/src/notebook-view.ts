@@ -511,7 +511,7 @@ export class NotebookView implements CellHost {
   }
 
   moveCell(id: string, delta: number): void {
-    this.act({ type: "move_cell", cell_id: id, delta });
+    this.act({ type: "move_cells", cell_ids: [id], delta }); // one undoable step (z), as a selection's move
   }
 
   deleteCells(ids: string[]): void {
@@ -525,7 +525,7 @@ export class NotebookView implements CellHost {
   setCellType(id: string, type: CellType): void {
     const view = this.views.get(id);
     if (view?.type === type) return;
-    this.act({ type: "set_cell_type", cell_id: id, cell_type: type });
+    this.act({ type: "set_cells_type", cell_ids: [id], cell_type: type }); // undoable (z)
   }
 
   /** A command-mode key typed in cell `id`'s editor just after an Esc that only closed a suggestion. */

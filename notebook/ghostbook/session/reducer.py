@@ -23,7 +23,7 @@ from ghostbook.session.ops import (
     Operation,
 )
 from ghostbook.session.outputs import RichOutput
-from ghostbook.session.state import Cell, NotebookData, StdinPrompt, new_cell_id
+from ghostbook.session.state import Cell, Deleted, NotebookData, Retyped, StdinPrompt, new_cell_id
 
 _document_event = structure.document_event
 USABLE_KERNEL = ("idle", "busy")
@@ -153,7 +153,7 @@ def _delete(data: NotebookData, origin: str, cell_ids: list[str]) -> list[a.Acti
     for _, cell in removed:
         if cell.state == "queued":
             cell.state = "idle"
-    structure.push(data, structure.Deleted(removed))
+    structure.push(data, Deleted(removed))
     return [_document_event(data, "cells_deleted", origin, cell_ids=[cell.id for _, cell in removed]),
             a.DocumentChanged()]
 
@@ -176,7 +176,7 @@ def _set_types(data: NotebookData, origin: str, cell_ids: list[str], cell_type: 
     if not cells:
         return []
     before = [(cell.id, cell.cell_type, cell.outputs.to_json(), cell.execution_count) for cell in cells]
-    structure.push(data, structure.Retyped(before))
+    structure.push(data, Retyped(before))
     return [action for cell in cells for action in _set_type(data, origin, cell.id, cell_type)]
 
 

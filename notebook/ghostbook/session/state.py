@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ghostbook.session.outputs import CellOutputs
 from ghostbook.session.widgets import WidgetStore
-
-if TYPE_CHECKING:
-    from ghostbook.session.structure import Step
 
 CELL_KEYS = {"id", "cell_type", "source", "metadata", "outputs", "execution_count"}
 
@@ -80,6 +77,42 @@ class StdinPrompt:
     cell_id: str
     prompt: str
     password: bool
+
+
+# ---- the structural undo stack (`z`): one step per operation, undone by session/structure.py ----
+
+
+@dataclass
+class Deleted:
+    """Cells deleted, with the index each had (ascending)."""
+
+    removed: list[tuple[int, Cell]]
+
+
+@dataclass
+class Replaced:
+    """Cells removed (with their indices) and the ids of the cells put in their place: a merge, a split,
+    a paste (nothing removed)."""
+
+    removed: list[tuple[int, Cell]]
+    added: list[str]
+
+
+@dataclass
+class Moved:
+    """Cells moved, with the index each had before (ascending)."""
+
+    before: list[tuple[int, str]]
+
+
+@dataclass
+class Retyped:
+    """Cells whose type changed: id, old type, old outputs (nbformat) and execution count."""
+
+    cells: list[tuple[str, str, list[dict[str, Any]], int | None]]
+
+
+Step = Deleted | Replaced | Moved | Retyped
 
 
 @dataclass

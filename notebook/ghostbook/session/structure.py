@@ -14,48 +14,14 @@ ValueError and changes nothing.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 from ghostbook import protocol as p
 from ghostbook.session import actions as a
 from ghostbook.session.outputs import CellOutputs
-from ghostbook.session.state import Cell, NotebookData, new_cell_id
+from ghostbook.session.state import Cell, Deleted, Moved, NotebookData, Replaced, Retyped, Step, new_cell_id
 
 MAX_UNDO = 50
-
-
-@dataclass
-class Deleted:
-    """Cells deleted, with the index each had (ascending)."""
-
-    removed: list[tuple[int, Cell]]
-
-
-@dataclass
-class Replaced:
-    """Cells removed (with their indices) and the ids of the cells put in their place: a merge, a split,
-    a paste (nothing removed)."""
-
-    removed: list[tuple[int, Cell]]
-    added: list[str]
-
-
-@dataclass
-class Moved:
-    """Cells moved, with the index each had before (ascending)."""
-
-    before: list[tuple[int, str]]
-
-
-@dataclass
-class Retyped:
-    """Cells whose type changed: id, old type, old outputs (nbformat) and execution count."""
-
-    cells: list[tuple[str, str, list[dict[str, Any]], int | None]]
-
-
-Step = Deleted | Replaced | Moved | Retyped
 
 
 def document_event(data: NotebookData, type_: str, origin: str | None, **fields: Any) -> a.Broadcast:
