@@ -1,6 +1,8 @@
 // Which cells are selected: the active cell (the one keys act from, JupyterLab's `activeCell`) and a
-// contiguous range from an anchor to it, as JupyterLab's `extendContiguousSelectionTo`. Pure logic
-// over the notebook's order of cell ids, so it is tested without a page.
+// contiguous range from an anchor to it, as JupyterLab's `extendContiguousSelectionTo`
+// (packages/notebook/src/widget.ts: the active cell is the range's head and moves with Shift+↑/↓, so
+// Shift+M takes the type of the cell the keys ended on). Pure logic over the notebook's order of cell
+// ids, so it is tested without a page.
 
 export class CellRange {
   private anchorId: string | null = null;
