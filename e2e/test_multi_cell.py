@@ -82,6 +82,8 @@ def test_shift_arrows_shift_click_and_ctrl_a_select_then_dd_deletes_all_and_z_re
     expect(page.locator(SELECTED)).to_have_count(5)
     page.keyboard.press("ArrowUp")  # a plain arrow collapses the selection
     expect(page.locator(SELECTED)).to_have_count(1)
+    page.keyboard.press("Shift+End")  # from the active cell (a1) to the last
+    expect(page.locator(SELECTED)).to_have_count(4)
     assert page.js_errors == []  # type: ignore[attr-defined]
 
 

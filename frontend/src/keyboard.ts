@@ -87,6 +87,8 @@ export function installCommandKeys(actions: CommandActions): { run(event: Keyboa
     else if (mod || event.altKey) handled = false;
     else if (event.shiftKey && (event.key === "ArrowUp" || event.key === "K")) actions.extendSelection(-1);
     else if (event.shiftKey && (event.key === "ArrowDown" || event.key === "J")) actions.extendSelection(1);
+    else if (event.shiftKey && event.key === "Home") actions.extendSelection(-Infinity);
+    else if (event.shiftKey && event.key === "End") actions.extendSelection(Infinity);
     else {
       switch (event.key) {
         case "ArrowUp":

@@ -22,6 +22,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "↑ / k, ↓ / j", action: "Select the cell above / below" },
   { mode: "Command", keys: "a / b", action: "Insert a cell above / below" },
   { mode: "Command", keys: "Shift+↑ / Shift+↓ (Shift+K / Shift+J)", action: "Extend the selection to the cell above / below" },
+  { mode: "Command", keys: "Shift+Home / Shift+End", action: "Extend the selection to the first / last cell" },
   { mode: "Command", keys: "Shift+click", action: "Select every cell from the active one to the clicked one" },
   { mode: "Command", keys: "Ctrl+A", action: "Select all cells" },
   { mode: "Command", keys: "d d", action: "Delete the selected cells" },

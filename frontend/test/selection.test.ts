@@ -19,6 +19,8 @@ test("selection: Shift+arrows extend from the anchor and shrink back toward it",
   range.extendBy(-1);
   assert.deepEqual(range.ids(), ["a", "b"]);
   assert.equal(range.extendBy(-1), null); // the first cell
+  assert.equal(range.extendBy(Infinity), "e"); // Shift+End
+  assert.deepEqual(range.ids(), ["b", "c", "d", "e"]);
 });
 
 test("selection: Shift+click from the anchor, Ctrl+A, a collapse", () => {

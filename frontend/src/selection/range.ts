@@ -29,13 +29,14 @@ export class CellRange {
     this.all = false;
   }
 
-  /** Shift+↑ / Shift+↓: the active cell moves by `delta` and the range follows it (shrinking when it
-   * moves back toward the anchor). Returns the new active id, or null at the notebook's edge. */
+  /** Shift+↑ / Shift+↓: the active cell moves by `delta` (Shift+Home / Shift+End: to the first or last
+   * cell) and the range follows it, shrinking when it moves back toward the anchor. Returns the new
+   * active id, or null at the notebook's edge. */
   extendBy(delta: number): string | null {
     const order = this.order();
     const at = this.activeId === null ? -1 : order.indexOf(this.activeId);
-    const next = order[at + delta];
-    if (at === -1 || next === undefined) return null;
+    const next = order[Math.max(0, Math.min(order.length - 1, at + delta))];
+    if (at === -1 || next === this.activeId) return null;
     if (this.all) this.anchorId = delta > 0 ? order[0] : order[order.length - 1];
     this.extendTo(next);
     return next;
