@@ -14,16 +14,10 @@ import { NotebookName } from "./notebook-name";
 import { installWidgets } from "./outputs/widgets";
 import { type CellModel, cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
-import { MultiCell } from "./selection/multi-cell";
+import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { SourceSync } from "./source-sync";
 import { showToast } from "./toast";
-
-function newCellId(): string {
-  const bytes = new Uint8Array(6);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 function parentDir(path: string): string {
   const at = path.lastIndexOf("/");

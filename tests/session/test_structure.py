@@ -182,3 +182,19 @@ def test_removed_queued_cells_leave_the_queue() -> None:
     assert data.queue == ["c1", "c2"]
     client(data, {"type": "merge_cells", "cell_ids": ["c1", "c2"]})
     assert data.queue == [] and [c.state for c in data.cells] == ["running", "idle"]
+
+
+@pytest.mark.parametrize("message", [
+    {"type": "move_cells", "cell_ids": ["c0"], "delta": 1},
+    {"type": "insert_cells", "index": 0, "cells": [{"source": "p"}]},
+    {"type": "merge_cells", "cell_ids": ["c0", "c1"]},
+    {"type": "split_cell", "cell_id": "c0", "offsets": [1]},
+    {"type": "set_cells_type", "cell_ids": ["c0", "c1"], "cell_type": "raw"},
+])
+def test_every_operation_is_saved_and_undone_as_one_step(message: dict[str, object]) -> None:
+    data = notebook("ab", "cd")
+    before = [(cell.id, cell.cell_type, cell.source) for cell in data.cells]
+    assert any(isinstance(x, a.DocumentChanged) for x in client(data, message))  # autosave follows
+    assert len(data.undo) == 1
+    assert any(isinstance(x, a.DocumentChanged) for x in client(data, {"type": "restore_deleted"}))
+    assert [(cell.id, cell.cell_type, cell.source) for cell in data.cells] == before

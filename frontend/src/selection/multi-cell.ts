@@ -35,7 +35,8 @@ export interface SelectionHost {
 
 const DRAG_TYPE = "application/x-ghostbook-cells";
 
-function newCellId(): string {
+/** A cell id chosen by this tab (so it can select the cell when the server announces it). */
+export function newCellId(): string {
   const bytes = new Uint8Array(6);
   crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
