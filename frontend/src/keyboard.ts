@@ -11,6 +11,11 @@ export interface CommandActions {
   paste(where: "above" | "below"): void;
   setType(type: "code" | "markdown" | "raw"): void;
   moveSelected(delta: number): void;
+  /** Shift+↑ / Shift+↓: extend the selection (selection/). */
+  extendSelection(delta: number): void;
+  selectAll(): void;
+  /** Shift+M: merge the selected cells (or the cell with the one below). */
+  merge(): void;
   run(how: "stay" | "advance" | "insert"): void;
   interrupt(): void;
   restart(): void;
@@ -29,7 +34,7 @@ export function isTextTarget(target: EventTarget | null): boolean {
 
 /** The single keys (no Ctrl, Alt or Cmd) that are commands in command mode. Typed right after an Esc
  * that only closed a suggestion, they leave edit mode first (escape-command.ts). */
-export const COMMAND_KEYS = new Set(["a", "b", "d", "z", "c", "x", "v", "V", "m", "y", "r", "i", "0", "h", "?", "j", "k"]);
+export const COMMAND_KEYS = new Set(["a", "b", "d", "z", "c", "x", "v", "V", "m", "M", "y", "r", "i", "0", "h", "?", "j", "k"]);
 
 export function isCommandKey(event: KeyboardEvent): boolean {
   return !event.ctrlKey && !event.metaKey && !event.altKey && COMMAND_KEYS.has(event.key);
@@ -78,7 +83,12 @@ export function installCommandKeys(actions: CommandActions): { run(event: Keyboa
       else actions.edit();
     } else if (mod && event.key === "ArrowUp") actions.moveSelected(-1);
     else if (mod && event.key === "ArrowDown") actions.moveSelected(1);
+    else if (mod && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "a") actions.selectAll();
     else if (mod || event.altKey) handled = false;
+    else if (event.shiftKey && (event.key === "ArrowUp" || event.key === "K")) actions.extendSelection(-1);
+    else if (event.shiftKey && (event.key === "ArrowDown" || event.key === "J")) actions.extendSelection(1);
+    else if (event.shiftKey && event.key === "Home") actions.extendSelection(-Infinity);
+    else if (event.shiftKey && event.key === "End") actions.extendSelection(Infinity);
     else {
       switch (event.key) {
         case "ArrowUp":
@@ -115,6 +125,9 @@ export function installCommandKeys(actions: CommandActions): { run(event: Keyboa
           break;
         case "m":
           actions.setType("markdown");
+          break;
+        case "M":
+          actions.merge();
           break;
         case "y":
           actions.setType("code");

@@ -66,6 +66,13 @@ export class NotebookState {
     return index;
   }
 
+  /** Put the cells in `order` (ids it does not name keep their place after those it does). */
+  reorder(order: string[]): void {
+    const rank = new Map(order.map((id, i) => [id, i]));
+    const known = this.cells.filter((cell) => rank.has(cell.id)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+    this.cells = [...known, ...this.cells.filter((cell) => !rank.has(cell.id))];
+  }
+
   /** Move a cell so that it ends up at `index`; returns the final index or -1. */
   move(id: string, index: number): number {
     const from = this.indexOf(id);

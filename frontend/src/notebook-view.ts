@@ -17,15 +17,10 @@ import { installWidgets } from "./outputs/widgets";
 import { type CellModel, cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
 import { NotebookSearch } from "./search/notebook-search";
+import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { SourceSync } from "./source-sync";
 import { showToast } from "./toast";
-
-function newCellId(): string {
-  const bytes = new Uint8Array(6);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 function parentDir(path: string): string {
   const at = path.lastIndexOf("/");
@@ -38,22 +33,22 @@ function pageTitle(path: string): string {
 
 /** Server events after which the outline (headings, collapsed sections) is drawn again. */
 const OUTLINE_EVENTS = new Set(["snapshot", "cell_inserted", "cells_deleted", "cell_moved", "source_set", "cell_type_set",
-  "cell_metadata_set"]);
+  "cell_metadata_set", "cells_replaced", "cells_reordered", "sources_replaced"]);
 
 export class NotebookView implements CellHost {
   readonly connection: Connection;
   private readonly state = new NotebookState();
   private readonly views = new Map<string, CellView>();
   private readonly root: HTMLElement;
-  private readonly list: HTMLElement;
+  readonly list: HTMLElement;
   private readonly bar: KernelBar;
   private readonly help = new ShortcutsHelp();
   private readonly outline: Outline;
   private selectedId: string | null = null;
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
-  /** Cell copied with c or cut with x (command mode), pasted with v / Shift+V. */
-  private clipboard: { type: CellType; source: string } | null = null;
+  /** The selected cells (selection/): what the command keys act on. */
+  private readonly multi: MultiCell;
   private readonly sources: SourceSync;
   private readonly offlineBanner: HTMLElement;
   private readonly name: NotebookName;
@@ -115,6 +110,16 @@ export class NotebookView implements CellHost {
     this.outline.handleAnchorLinks(this.list);
 
     this.sources = new SourceSync(this.connection);
+    this.multi = new MultiCell({
+      list: this.list,
+      order: () => this.state.cells.map((cell) => cell.id),
+      cell: (id) => this.views.get(id),
+      mode: () => this.mode,
+      select: (id, mode, scroll) => this.select(id, mode, scroll),
+      act: (message) => this.act(message),
+      expect: (id, mode) => (this.pendingSelect = { id, mode }),
+      insertAt: (index, type, mode) => this.insertAt(index, type, mode),
+    });
     this.commandKeys = installCommandKeys({
       hasSelection: () => this.selectedId !== null && this.mode === "command",
       edit: () => this.selectedId && this.select(this.selectedId, "edit"),
@@ -123,13 +128,16 @@ export class NotebookView implements CellHost {
         const index = this.selectedIndex();
         this.insertAt(where === "above" ? Math.max(index, 0) : index + 1, "code", "command");
       },
-      deleteSelected: () => this.selectedId && this.deleteCells([this.selectedId]),
+      deleteSelected: () => this.multi.delete(),
       restoreDeleted: () => this.act({ type: "restore_deleted" }),
-      copySelected: (cut) => this.copySelected(cut),
-      paste: (where) => this.paste(where),
-      setType: (type) => this.selectedId && this.setCellType(this.selectedId, type),
-      moveSelected: (delta) => this.selectedId && this.moveCell(this.selectedId, delta),
-      run: (how) => this.selectedId && this.run(this.selectedId, how),
+      copySelected: (cut) => this.multi.copy(cut),
+      paste: (where) => this.multi.paste(where),
+      setType: (type) => this.multi.setType(type),
+      moveSelected: (delta) => this.multi.move(delta),
+      extendSelection: (delta) => this.multi.extendBy(delta),
+      selectAll: () => this.multi.selectAll(),
+      merge: () => this.multi.merge(),
+      run: (how) => this.multi.run(how) || (this.selectedId && this.run(this.selectedId, how)),
       interrupt: () => this.act({ type: "interrupt_kernel" }),
       restart: () => this.bar.requestRestart(), // asks first, as the toolbar's button does
       save: () => this.save(),
@@ -161,24 +169,36 @@ export class NotebookView implements CellHost {
         this.showClosed("notebook-deleted", `${message.path} was deleted.`,
           "Nothing in this tab is saved any more. Its cells stay here, read-only: select text to copy it, or copy all cells at once.");
         break;
-      case "cell_inserted": {
-        const model = cellFromWire(message.cell);
-        if (this.views.has(model.id)) return;
-        this.sources.serverSource(model.id, model.source);
-        const at = this.state.insert(message.index, model);
-        const view = new CellView(model.id, model, this);
-        this.views.set(model.id, view);
-        this.list.insertBefore(view.element, this.list.children[at] ?? null);
-        if (this.pendingSelect?.id === model.id) {
-          const { mode } = this.pendingSelect;
-          this.pendingSelect = null;
-          this.select(model.id, mode);
-        } else if (this.selectedId === null) this.select(model.id, "command");
+      case "cell_inserted":
+        this.addCell(message.index, cellFromWire(message.cell));
+        this.multi.mark();
         break;
-      }
       case "cells_deleted":
         this.removeCells(message.cell_ids);
+        this.multi.mark();
         break;
+      case "cells_replaced": {
+        const active = this.selectedId;
+        const at = active ? this.state.indexOf(active) : -1;
+        this.removeCells(message.removed, false);
+        message.cells.forEach((cell, i) => this.addCell(message.index + i, cellFromWire(cell)));
+        if (this.selectedId === null) {
+          const next = this.state.cells[Math.min(Math.max(at, 0), this.state.cells.length - 1)];
+          if (next) this.select(next.id, "command");
+        }
+        this.multi.arrived(message.cells.map((cell) => cell.id));
+        this.multi.mark();
+        break;
+      }
+      case "cells_reordered": {
+        this.state.reorder(message.order);
+        this.state.cells.forEach((model, i) => {
+          const element = this.views.get(model.id)!.element;
+          if (this.list.children[i] !== element) this.list.insertBefore(element, this.list.children[i] ?? null);
+        });
+        if (this.selectedId && message.cell_ids.includes(this.selectedId)) this.multi.reselect(this.mode);
+        break;
+      }
       case "cell_moved": {
         const to = this.state.move(message.cell_id, message.index);
         const view = this.views.get(message.cell_id);
@@ -340,7 +360,23 @@ export class NotebookView implements CellHost {
     if (orphans.length) showToast("A cell you edited while disconnected had been deleted: it was added back with your text");
   }
 
-  private removeCells(ids: string[]): void {
+  /** A new cell from the server at `index`; selected when this tab asked for it (or none is). */
+  private addCell(index: number, model: CellModel): void {
+    if (this.views.has(model.id)) return;
+    this.sources.serverSource(model.id, model.source);
+    const at = this.state.insert(index, model);
+    const view = new CellView(model.id, model, this);
+    this.views.set(model.id, view);
+    this.list.insertBefore(view.element, this.list.children[at] ?? null);
+    if (this.pendingSelect?.id === model.id) {
+      const { mode } = this.pendingSelect;
+      this.pendingSelect = null;
+      this.select(model.id, mode);
+    } else if (this.selectedId === null) this.select(model.id, "command");
+  }
+
+  /** Drop cells the server removed; with `reselect`, a removed selected cell passes the selection on. */
+  private removeCells(ids: string[], reselect = true): void {
     const selected = this.selectedId;
     let selectedIndex = -1;
     for (const id of ids) {
@@ -352,6 +388,7 @@ export class NotebookView implements CellHost {
     }
     if (selectedIndex !== -1) {
       this.selectedId = null;
+      if (!reselect) return;
       const cells = this.state.cells;
       const next = cells[Math.min(selectedIndex, cells.length - 1)];
       if (next) this.select(next.id, "command");
@@ -461,6 +498,7 @@ export class NotebookView implements CellHost {
     }
     this.mode = mode;
     view.setSelected(true, mode);
+    this.multi.selected(id);
     if (mode === "edit") {
       view.edit();
     } else {
@@ -515,20 +553,6 @@ export class NotebookView implements CellHost {
     }
   }
 
-  private copySelected(cut: boolean): void {
-    const model = this.selectedId ? this.state.get(this.selectedId) : undefined;
-    if (!model) return;
-    this.clipboard = { type: model.type, source: model.source };
-    if (cut) this.deleteCells([model.id]);
-  }
-
-  private paste(where: "above" | "below"): void {
-    if (!this.clipboard) return;
-    const index = this.selectedIndex();
-    const at = where === "above" ? Math.max(index, 0) : index + 1;
-    this.insertAt(at, this.clipboard.type, "command", this.clipboard.source);
-  }
-
   insertAt(index: number, type: CellType = "code", mode: Mode = "command", source = ""): void {
     const id = newCellId();
     this.pendingSelect = { id, mode };
@@ -539,7 +563,7 @@ export class NotebookView implements CellHost {
   }
 
   moveCell(id: string, delta: number): void {
-    this.act({ type: "move_cell", cell_id: id, delta });
+    this.act({ type: "move_cells", cell_ids: [id], delta }); // one undoable step (z), as a selection's move
   }
 
   deleteCells(ids: string[]): void {
@@ -567,7 +591,7 @@ export class NotebookView implements CellHost {
   setCellType(id: string, type: CellType): void {
     const view = this.views.get(id);
     if (view?.type === type) return;
-    this.act({ type: "set_cell_type", cell_id: id, cell_type: type });
+    this.act({ type: "set_cells_type", cell_ids: [id], cell_type: type }); // undoable (z)
   }
 
   /** A command-mode key typed in cell `id`'s editor just after an Esc that only closed a suggestion. */

@@ -32,6 +32,45 @@ export interface MoveCell extends Base {
   cell_id: string;
   delta: number;
 }
+/** Move cells (gathered, in document order) to `index` of the list without them, or by `delta`: one undoable step. */
+export interface MoveCells extends Base {
+  type: "move_cells";
+  cell_ids: string[];
+  index?: number | null;
+  delta?: number | null;
+}
+export interface NewCell {
+  cell_type?: CellType;
+  source?: string;
+  metadata?: Record<string, unknown>;
+  cell_id?: string | null;
+}
+/** Insert several cells at `index`, in order (a paste): one undoable step. */
+export interface InsertCells extends Base {
+  type: "insert_cells";
+  index: number;
+  cells: NewCell[];
+}
+/** Merge cells into one new cell (Shift+M): the type and metadata of `primary`, no outputs. */
+export interface MergeCells extends Base {
+  type: "merge_cells";
+  cell_ids: string[];
+  primary?: string | null;
+  new_cell_id?: string | null;
+}
+/** Split a cell at `offsets` (code points: the cursor, or each selection's start and end). */
+export interface SplitCell extends Base {
+  type: "split_cell";
+  cell_id: string;
+  offsets: number[];
+  new_cell_ids?: string[] | null;
+}
+/** Change the type of several cells: one undoable step. */
+export interface SetCellsType extends Base {
+  type: "set_cells_type";
+  cell_ids: string[];
+  cell_type: CellType;
+}
 export interface SetSource extends Base {
   type: "set_source";
   cell_id: string;
@@ -191,6 +230,11 @@ export type ClientMessage =
   | DeleteCells
   | RestoreDeleted
   | MoveCell
+  | MoveCells
+  | InsertCells
+  | MergeCells
+  | SplitCell
+  | SetCellsType
   | SetSource
   | ReplaceSources
   | SetCellType
@@ -358,6 +402,23 @@ export interface CellMoved {
   origin: string | null;
   cell_id: string;
   index: number;
+}
+/** Remove `removed`, then insert `cells` at `index`: a merge, a split, a paste, or the undo of one. */
+export interface CellsReplaced {
+  type: "cells_replaced";
+  revision: number;
+  origin: string | null;
+  removed: string[];
+  index: number;
+  cells: Cell[];
+}
+/** The whole new order of the cells; `cell_ids`: those that moved. */
+export interface CellsReordered {
+  type: "cells_reordered";
+  revision: number;
+  origin: string | null;
+  order: string[];
+  cell_ids: string[];
 }
 export interface SourceSet {
   type: "source_set";
@@ -653,6 +714,8 @@ export type ServerMessage =
   | CellInserted
   | CellsDeleted
   | CellMoved
+  | CellsReplaced
+  | CellsReordered
   | SourceSet
   | SourcesReplaced
   | CellTypeSet

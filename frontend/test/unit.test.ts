@@ -17,6 +17,7 @@ import "./ghost-text.test";
 import "./notebook-ux.test";
 import "./outputs.test";
 import "./search.test";
+import "./selection.test";
 import "./source-sync.test";
 import "./widgets.test";
 import "./outline.test";

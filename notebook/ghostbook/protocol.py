@@ -43,7 +43,8 @@ class DeleteCells(_Message):
 
 
 class RestoreDeleted(_Message):
-    """Undo the most recent delete: put those cells back where they were."""
+    """Undo the most recent structural step (`z`): deleted cells come back where they were; a merge, split,
+    paste, multi-cell move or type change is taken back (session/structure.py)."""
 
     type: Literal["restore_deleted"]
 
@@ -52,6 +53,61 @@ class MoveCell(_Message):
     type: Literal["move_cell"]
     cell_id: CellId
     delta: int  # -1 moves up one place, +1 down one place
+
+
+class MoveCells(_Message):
+    """Move cells (gathered, in document order) to `index` of the list without them, or by `delta`
+    places (the block's first cell moves from where it is): one undoable step (`z`)."""
+
+    type: Literal["move_cells"]
+    cell_ids: list[CellId] = Field(min_length=1, max_length=10_000)
+    index: int | None = Field(default=None, ge=0)
+    delta: int | None = None
+
+
+class NewCell(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cell_type: CellType = "code"
+    source: Source = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    cell_id: CellId | None = None
+
+
+class InsertCells(_Message):
+    """Insert several cells at `index`, in order (a paste): one undoable step."""
+
+    type: Literal["insert_cells"]
+    index: int = Field(ge=0)
+    cells: list[NewCell] = Field(min_length=1, max_length=10_000)
+
+
+class MergeCells(_Message):
+    """Merge cells into one new cell (JupyterLab's Shift+M): sources joined by a blank line, the type and
+    metadata of `primary` (the active cell; default the first), no outputs. One undoable step."""
+
+    type: Literal["merge_cells"]
+    cell_ids: list[CellId] = Field(min_length=2, max_length=10_000)
+    primary: CellId | None = None
+    new_cell_id: CellId | None = None
+
+
+class SplitCell(_Message):
+    """Split a cell at `offsets` (code points: the cursor, or each selection's start and end), as
+    JupyterLab's Ctrl+Shift+-. `new_cell_ids`: the ids the client would like the pieces to have."""
+
+    type: Literal["split_cell"]
+    cell_id: CellId
+    offsets: list[Annotated[int, Field(ge=0)]] = Field(min_length=1, max_length=1000)
+    new_cell_ids: list[CellId] | None = Field(default=None, max_length=1001)
+
+
+class SetCellsType(_Message):
+    """Change the type of several cells (m, y, r on a selection): one undoable step."""
+
+    type: Literal["set_cells_type"]
+    cell_ids: list[CellId] = Field(min_length=1, max_length=10_000)
+    cell_type: CellType
 
 
 class SetSource(_Message):
@@ -303,6 +359,11 @@ ClientMessage = Annotated[
     | DeleteCells
     | RestoreDeleted
     | MoveCell
+    | MoveCells
+    | InsertCells
+    | MergeCells
+    | SplitCell
+    | SetCellsType
     | SetSource
     | ReplaceSources
     | SetCellType
@@ -387,6 +448,9 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # cell_inserted {type, revision, origin, index, cell: Cell}
 # cells_deleted {type, revision, origin, cell_ids}
 # cell_moved    {type, revision, origin, cell_id, index}
+# cells_replaced {type, revision, origin, removed: [cell_id], index, cells: [Cell]}   (remove `removed`, then
+#                 insert `cells` at `index`: a merge, a split, a paste, or the undo of one)
+# cells_reordered {type, revision, origin, order: [cell_id], cell_ids}   (the whole new order; cell_ids: moved)
 # source_set    {type, revision, origin, cell_id, source}
 # sources_replaced {type, revision, origin, changes: [{cell_id, source}]}   (one `replace_sources`: every
 #                 changed cell in one revision)

@@ -12,6 +12,7 @@ from typing import Any
 from ghostbook import protocol as p
 from ghostbook.kernel import events as k
 from ghostbook.session import actions as a
+from ghostbook.session import structure
 from ghostbook.session import widgets as w
 from ghostbook.session.ops import (
     ExecutionFailedToSend,
@@ -22,9 +23,9 @@ from ghostbook.session.ops import (
     Operation,
 )
 from ghostbook.session.outputs import RichOutput
-from ghostbook.session.state import Cell, NotebookData, StdinPrompt, new_cell_id
+from ghostbook.session.state import Cell, Deleted, NotebookData, Retyped, StdinPrompt, new_cell_id
 
-MAX_UNDO = 50
+_document_event = structure.document_event
 USABLE_KERNEL = ("idle", "busy")
 
 
@@ -64,10 +65,12 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             return _insert(data, origin, msg)
         case p.DeleteCells():
             return _delete(data, origin, msg.cell_ids)
-        case p.RestoreDeleted():
-            return _restore(data, origin)
+        case p.RestoreDeleted() | p.MoveCells() | p.InsertCells() | p.MergeCells() | p.SplitCell():
+            return _structure(data, origin, msg)
         case p.MoveCell():
             return _move(data, origin, msg.cell_id, msg.delta)
+        case p.SetCellsType():
+            return _set_types(data, origin, msg.cell_ids, msg.cell_type)
         case p.SetSource():
             cell = _cell(data, msg.cell_id)
             cell.source = msg.source
@@ -118,9 +121,21 @@ def _cell(data: NotebookData, cell_id: str) -> Cell:
     return cell
 
 
-def _document_event(data: NotebookData, type_: str, origin: str | None, **fields: Any) -> a.Broadcast:
-    data.revision += 1
-    return a.Broadcast(p.event(type_, revision=data.revision, origin=origin, **fields))
+def _structure(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Action]:
+    """Many cells at once and the structural undo (session/structure.py)."""
+    try:
+        match msg:
+            case p.MoveCells():
+                return structure.move_cells(data, origin, msg)
+            case p.InsertCells():
+                return structure.insert_cells(data, origin, msg)
+            case p.MergeCells():
+                return structure.merge_cells(data, origin, msg)
+            case p.SplitCell():
+                return structure.split_cell(data, origin, msg)
+        return structure.undo(data, origin)
+    except ValueError as exc:
+        raise OperationError(str(exc)) from None
 
 
 def _insert(data: NotebookData, origin: str, msg: p.InsertCell) -> list[a.Action]:
@@ -142,23 +157,9 @@ def _delete(data: NotebookData, origin: str, cell_ids: list[str]) -> list[a.Acti
     for _, cell in removed:
         if cell.state == "queued":
             cell.state = "idle"
-    data.deleted.append(removed)
-    del data.deleted[:-MAX_UNDO]
+    structure.push(data, Deleted(removed))
     return [_document_event(data, "cells_deleted", origin, cell_ids=[cell.id for _, cell in removed]),
             a.DocumentChanged()]
-
-
-def _restore(data: NotebookData, origin: str) -> list[a.Action]:
-    if not data.deleted:
-        raise OperationError("there are no deleted cells to restore")
-    actions: list[a.Action] = []
-    for index, cell in data.deleted.pop():  # ascending original indices: each lands where it was
-        if data.find(cell.id) is not None:
-            cell.id = new_cell_id()
-        index = min(index, len(data.cells))
-        data.cells.insert(index, cell)
-        actions.append(_document_event(data, "cell_inserted", origin, index=index, cell=cell.to_wire()))
-    return actions + [a.DocumentChanged()]
 
 
 def _move(data: NotebookData, origin: str, cell_id: str, delta: int) -> list[a.Action]:
@@ -184,6 +185,18 @@ def _replace_sources(data: NotebookData, origin: str, changes: list[p.SourceChan
     return [_document_event(data, "sources_replaced", origin,
                             changes=[{"cell_id": cell.id, "source": source} for cell, source in changed]),
             a.DocumentChanged()]
+
+def _set_types(data: NotebookData, origin: str, cell_ids: list[str], cell_type: str) -> list[a.Action]:
+    """Change the type of several cells as one undoable step (their old types and outputs are kept)."""
+    try:
+        cells = [cell for cell in structure.cells_of(data, cell_ids) if cell.cell_type != cell_type]
+    except ValueError as exc:
+        raise OperationError(str(exc)) from None
+    if not cells:
+        return []
+    before = [(cell.id, cell.cell_type, cell.outputs.to_json(), cell.execution_count) for cell in cells]
+    structure.push(data, Retyped(before))
+    return [action for cell in cells for action in _set_type(data, origin, cell.id, cell_type)]
 
 
 def _set_type(data: NotebookData, origin: str, cell_id: str, cell_type: str) -> list[a.Action]:

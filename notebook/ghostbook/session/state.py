@@ -1,4 +1,4 @@
-"""The state of one open notebook: cells, kernel, execution queue, undo stack of deleted cells."""
+"""The state of one open notebook: cells, kernel, execution queue, structural undo stack."""
 
 from __future__ import annotations
 
@@ -87,6 +87,42 @@ class StdinPrompt:
     password: bool
 
 
+# ---- the structural undo stack (`z`): one step per operation, undone by session/structure.py ----
+
+
+@dataclass
+class Deleted:
+    """Cells deleted, with the index each had (ascending)."""
+
+    removed: list[tuple[int, Cell]]
+
+
+@dataclass
+class Replaced:
+    """Cells removed (with their indices) and the ids of the cells put in their place: a merge, a split,
+    a paste (nothing removed)."""
+
+    removed: list[tuple[int, Cell]]
+    added: list[str]
+
+
+@dataclass
+class Moved:
+    """Cells moved, with the index each had before (ascending)."""
+
+    before: list[tuple[int, str]]
+
+
+@dataclass
+class Retyped:
+    """Cells whose type changed: id, old type, old outputs (nbformat) and execution count."""
+
+    cells: list[tuple[str, str, list[dict[str, Any]], int | None]]
+
+
+Step = Deleted | Replaced | Moved | Retyped
+
+
 @dataclass
 class NotebookData:
     path: str
@@ -98,7 +134,7 @@ class NotebookData:
     queue: list[str] = field(default_factory=list)  # cell ids waiting to run, in order
     running: str | None = None  # cell id whose request the kernel is running
     msg_cells: dict[str, str] = field(default_factory=dict)  # kernel msg_id -> cell id
-    deleted: list[list[tuple[int, Cell]]] = field(default_factory=list)  # undo stack
+    undo: list[Step] = field(default_factory=list)  # structural undo stack (session/structure.py)
     stdin: StdinPrompt | None = None
     display_cells: dict[str, set[str]] = field(default_factory=dict)  # display_id -> cell ids
     widgets: WidgetStore = field(default_factory=WidgetStore)  # saved in metadata.widgets
