@@ -29,6 +29,8 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "Ctrl+↑ / Ctrl+↓", action: "Move the cell up / down" },
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
   { mode: "Command", keys: "0 0", action: "Restart the kernel" },
+  { mode: "Command", keys: "o", action: "Hide or show the selected cell's outputs (also a click on the bar left of them)" },
+  { mode: "Command", keys: "Shift+O", action: "Hide all outputs, or show them all when all are hidden" },
   { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
 ];
 

@@ -16,6 +16,7 @@ import "./math.test";
 import "./ghost-text.test";
 import "./notebook-ux.test";
 import "./outputs.test";
+import "./runs.test";
 import "./source-sync.test";
 import "./widgets.test";
 

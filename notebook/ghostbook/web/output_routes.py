@@ -28,7 +28,8 @@ display:flex;gap:16px;align-items:center}
 nav a,nav span{margin-right:12px}nav span{color:#8c959f}
 pre{margin:0;padding:8px 16px;font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace;white-space:pre-wrap;
 word-break:break-all}
-.n{display:inline-block;min-width:6ch;margin-right:12px;text-align:right;color:#8c959f;user-select:none}
+pre>span::before{content:attr(data-n);display:inline-block;min-width:7ch;margin-right:12px;
+text-align:right;color:#8c959f}
 .stderr{background:#fff5f5}"""
 
 
@@ -69,8 +70,8 @@ def render_page(full_id: str, page: Page, notebook: str) -> str:
 
     nav = " ".join([link(1, "« First", "first"), link(number - 1, "‹ Prev", "prev"),
                     link(number + 1, "Next ›", "next"), link(page.pages, "Last »", "last")])
-    rows = "\n".join(f'<span class="n">{page.first + i + 1}</span>{html.escape(line)}'
-                     for i, line in enumerate(page.lines))
+    rows = "\n".join(f'<span data-n="{page.first + i + 1}">{html.escape(line)}</span>'
+                     for i, line in enumerate(page.lines))  # the numbers are CSS: copying takes the text only
     title = html.escape(f"{notebook}: {page.name}, lines {page.first + 1:,}–{last:,} of {page.total_lines:,}")
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
             f"<style>{STYLE}</style></head><body><header><strong data-testid=\"full-output-title\">{title}</strong>"
