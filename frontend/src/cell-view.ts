@@ -14,7 +14,7 @@ import type { CellModel } from "./notebook-state";
 import { renderOutputs } from "./outputs";
 import type { Attachments, CellState, CellType, InstallProgress, Output } from "./protocol";
 import { hideOutputsPatch, outputsHidden } from "./runs/outputs-hidden";
-import { timingLabel } from "./runs/timing";
+import { RunClock, timingLabel } from "./runs/timing";
 import type { KeyBinding } from "@codemirror/view";
 
 export type Mode = "command" | "edit";
@@ -57,6 +57,7 @@ export class CellView {
   private readonly stdinHost: HTMLElement;
   /** The last run's elapsed time and end ("1.2 s, 14:03"), from the `execution` metadata. */
   private readonly timing: HTMLElement;
+  private readonly clock: RunClock;
   private readonly typeSelect: HTMLSelectElement;
   private pendingOutputs: Output[] | null = null;
   private readonly attachments: Attachments;
@@ -92,6 +93,7 @@ export class CellView {
     }, "output-collapser");
     this.outputArea = el("div", { class: "cell-output", testid: "cell-output" }, collapser, this.outputList, this.stdinHost);
     this.timing = el("div", { class: "cell-timing", testid: "cell-timing" });
+    this.clock = new RunClock(this.timing, () => this.showTiming());
     this.attachments = model.attachments ?? {};
     // nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`: collapsed behind a bar that opens them.
     const sourceBar = collapsedBar("source-hidden", "Show the hidden source", () => this.element.classList.remove("source-hidden"));
@@ -253,7 +255,10 @@ export class CellView {
   }
 
   setState(state: CellState, executionCount: number | null): void {
+    const before = this.element.dataset.state;
     this.element.dataset.state = state;
+    if (state !== "running") this.clock.stop();
+    else if (before !== undefined && before !== "running" && this.type === "code") this.clock.start(); // seen to start
     if (this.type !== "code") {
       this.prompt.textContent = "";
       return;
@@ -377,6 +382,7 @@ export class CellView {
   }
 
   destroy(): void {
+    this.clock.stop();
     this.editing.dispose();
     this.editor.destroy();
     this.element.remove();

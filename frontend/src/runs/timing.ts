@@ -54,3 +54,28 @@ export function timingLabel(metadata: Record<string, unknown> | undefined, now: 
     title: `Last run took ${elapsed}${wait}; ${how} ${end.toLocaleString()}`,
   };
 }
+
+/** "running 3.0 s" in the timing's place while a run this tab saw start goes on (from 1 s on, so quick
+ * runs do not flicker); `restore` puts the last run's label back. */
+export class RunClock {
+  private timer: number | null = null;
+
+  constructor(private readonly element: HTMLElement, private readonly restore: () => void) {}
+
+  start(): void {
+    this.stop();
+    const started = Date.now();
+    this.timer = window.setInterval(() => {
+      this.element.hidden = false;
+      this.element.textContent = `running ${formatElapsed(Date.now() - started)}`;
+      this.element.title = `Running since ${new Date(started).toLocaleTimeString()}`;
+    }, 1000);
+  }
+
+  stop(): void {
+    if (this.timer === null) return;
+    window.clearInterval(this.timer);
+    this.timer = null;
+    this.restore();
+  }
+}
