@@ -7,7 +7,7 @@ from ghostbook.kernel import events as k
 from ghostbook.session import actions as a
 from ghostbook.session.cell_metadata import hide_outputs_patch
 from ghostbook.session.reducer import OperationError
-from ghostbook.session.state import Cell
+from ghostbook.session.state import Cell, NotebookData
 
 from .test_reducer import broadcasts, client, executes, kernel, notebook, run
 
@@ -16,7 +16,7 @@ TIMING = {"iopub.status.busy": "2026-12-04T14:03:00.100000Z", "iopub.execute_inp
           "shell.execute_reply": "2026-12-04T14:03:01.302000Z", "iopub.status.idle": "2026-12-04T14:03:01.303000Z"}
 
 
-def finish_all(data, first_msg: int = 0) -> list[str]:  # type: ignore[no-untyped-def]
+def finish_all(data: NotebookData, first_msg: int = 0) -> list[str]:
     """Let the kernel finish each cell the reducer starts; the ids of the cells run, in order."""
     ran: list[str] = []
     n = first_msg
