@@ -13,6 +13,8 @@ import { typesetMath } from "./math";
 import type { CellModel } from "./notebook-state";
 import { renderOutputs } from "./outputs";
 import type { Attachments, CellState, CellType, InstallProgress, Output } from "./protocol";
+import { hideOutputsPatch, outputsHidden } from "./runs/outputs-hidden";
+import { RunClock, timingLabel } from "./runs/timing";
 import type { KeyBinding } from "@codemirror/view";
 
 export type Mode = "command" | "edit";
@@ -34,6 +36,8 @@ export interface CellHost {
   setCellType(id: string, type: CellType): void;
   /** Set top-level keys of the cell's metadata (null removes one): one operation of the session. */
   setCellMetadata(id: string, metadata: Record<string, unknown>): void;
+  /** Clear this cell's outputs (JupyterLab's notebook:clear-cell-output). */
+  clearOutputs(id: string): void;
   sourceChanged(id: string, source: string, cursor?: number): void;
   save(): void;
   /** The kernel can install missing packages (a local Python kernel with pip or uv). */
@@ -51,6 +55,9 @@ export class CellView {
   private readonly outputArea: HTMLElement;
   private readonly outputList: HTMLElement;
   private readonly stdinHost: HTMLElement;
+  /** The last run's elapsed time and end ("1.2 s, 14:03"), from the `execution` metadata. */
+  private readonly timing: HTMLElement;
+  private readonly clock: RunClock;
   private readonly typeSelect: HTMLSelectElement;
   private pendingOutputs: Output[] | null = null;
   private attachments: Attachments;
@@ -79,11 +86,18 @@ export class CellView {
     const panelHost = el("div", { class: "cell-panels" });
     this.outputList = el("div", { class: "output-list" });
     this.stdinHost = el("div", { class: "stdin-host" });
-    this.outputArea = el("div", { class: "cell-output", testid: "cell-output" }, this.outputList, this.stdinHost);
+    // JupyterLab's output collapser: the bar left of the outputs hides them (saved in the metadata).
+    const collapser = button("", "output-collapser", "Hide the outputs (o)", (event) => {
+      event.stopPropagation();
+      this.setOutputsHidden(true);
+    }, "output-collapser");
+    this.outputArea = el("div", { class: "cell-output", testid: "cell-output" }, collapser, this.outputList, this.stdinHost);
+    this.timing = el("div", { class: "cell-timing", testid: "cell-timing" });
+    this.clock = new RunClock(this.timing, () => this.showTiming());
     this.attachments = model.attachments ?? {};
     // nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`: collapsed behind a bar that opens them.
     const sourceBar = collapsedBar("source-hidden", "Show the hidden source", () => this.element.classList.remove("source-hidden"));
-    const outputsBar = collapsedBar("outputs-hidden", "Show the hidden outputs", () => this.element.classList.remove("outputs-hidden"));
+    const outputsBar = collapsedBar("outputs-hidden", "Show the hidden outputs (o)", () => this.setOutputsHidden(false));
     this.typeSelect = el(
       "select",
       { class: "cell-type-select", testid: "cell-type-select", title: "Cell type" },
@@ -100,11 +114,12 @@ export class CellView {
       button(icon("up"), "move-cell-up", "Move cell up", () => host.moveCell(id, -1), "icon-button"),
       button(icon("down"), "move-cell-down", "Move cell down", () => host.moveCell(id, 1), "icon-button"),
       this.typeSelect,
+      button(icon("clear"), "clear-cell-output", "Clear cell output", () => host.clearOutputs(id), "icon-button clear-output-button"),
       button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1, "code", "edit"), "icon-button"),
       button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
     const editArea = el("div", { class: "cell-edit-ai" });
-    const main = el("div", { class: "cell-main" }, tools, sourceBar, this.editorHost, editArea, this.rendered, panelHost, outputsBar, this.outputArea);
+    const main = el("div", { class: "cell-main" }, tools, sourceBar, this.editorHost, editArea, this.rendered, panelHost, this.timing, outputsBar, this.outputArea);
     this.element = el(
       "div",
       { class: "cell", testid: "cell", "data-cell-id": id },
@@ -203,6 +218,7 @@ export class CellView {
     this.typeSelect.value = type;
     if (changed) this.editor.setType(type);
     if (changed && type !== "code") this.editing.reset();
+    if (changed) this.showTiming();
     if (type !== "markdown") this.showEditor();
   }
 
@@ -218,15 +234,37 @@ export class CellView {
     if (this.isRendered) this.renderMarkdown();
   }
 
-  /** nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden`. */
+  /** nbformat's `jupyter.source_hidden` / `jupyter.outputs_hidden` (or `collapsed`, as JupyterLab reads it). */
   private applyHidden(): void {
     const jupyter = (this.metadata.jupyter ?? {}) as Record<string, unknown>;
     this.element.classList.toggle("source-hidden", jupyter.source_hidden === true);
-    this.element.classList.toggle("outputs-hidden", jupyter.outputs_hidden === true);
+    this.element.classList.toggle("outputs-hidden", outputsHidden(this.metadata));
+    this.showTiming();
+  }
+
+  get outputsHidden(): boolean {
+    return outputsHidden(this.metadata);
+  }
+
+  /** Hide or show the outputs, saved as JupyterLab saves it (shown here at once, then as the server says). */
+  setOutputsHidden(hidden: boolean): void {
+    if (this.type !== "code") return;
+    this.element.classList.toggle("outputs-hidden", hidden);
+    if (hidden !== outputsHidden(this.metadata)) this.host.setCellMetadata(this.id, hideOutputsPatch(this.metadata, hidden));
+  }
+
+  private showTiming(): void {
+    const label = this.type === "code" ? timingLabel(this.metadata) : null;
+    this.timing.textContent = label?.text ?? "";
+    this.timing.title = label?.title ?? "";
+    this.timing.hidden = !label;
   }
 
   setState(state: CellState, executionCount: number | null): void {
+    const before = this.element.dataset.state;
     this.element.dataset.state = state;
+    if (state !== "running") this.clock.stop();
+    else if (before !== undefined && before !== "running" && this.type === "code") this.clock.start(); // seen to start
     if (this.type !== "code") {
       this.prompt.textContent = "";
       return;
@@ -362,6 +400,7 @@ export class CellView {
   }
 
   destroy(): void {
+    this.clock.stop();
     this.editing.dispose();
     this.editor.destroy();
     this.element.remove();

@@ -4,8 +4,9 @@
 import { button, el } from "./dom";
 import type { Connection } from "./connection";
 import type { KernelInfo, KernelSpecInfo, SaveInfo } from "./protocol";
+import { runMenu, type RunMenuActions } from "./runs/run-menu";
 
-export interface ToolbarActions {
+export interface ToolbarActions extends RunMenuActions {
   runAll(): void;
   interrupt(): void;
   restart(): void;
@@ -67,6 +68,7 @@ export class KernelBar {
       { class: "toolbar-buttons" },
       button("+ Cell", "add-cell", "Add a code cell at the end", () => actions.addCell()),
       button("Run all", "run-all", "Run all cells", () => actions.runAll()),
+      runMenu({ ...actions, restartAndRunAll: () => this.requestRestart(false, true) }),
       button("Interrupt", "interrupt-kernel", "Interrupt the kernel (i i)", () => actions.interrupt()),
       button("Restart", "restart-kernel", "Restart the kernel (0 0)", () => this.requestRestart()),
       button("Restart & clear", "restart-clear-kernel", "Restart the kernel and clear all outputs", () => this.requestRestart(true)),
@@ -95,9 +97,13 @@ export class KernelBar {
 
   /** Restart the kernel (and clear every output) once the user confirms, or at once if they chose
    * not to be asked again. */
-  requestRestart(clear = false): void {
-    void confirmRestart(clear, this.element.dataset.kernelStatus === "dead").then((confirmed) => {
+  requestRestart(clear = false, runAll = false): void {
+    void confirmRestart(clear, this.element.dataset.kernelStatus === "dead", runAll).then((confirmed) => {
       if (!confirmed) return;
+      if (runAll) {
+        this.actions.restartAndRunAll(); // the server runs the cells once the new kernel is up
+        return;
+      }
       this.actions.restart();
       if (clear) this.actions.clearOutputs();
     });
@@ -194,25 +200,27 @@ export function askBeforeRestart(): boolean {
 let openDialog: Promise<boolean> | null = null;
 
 /** What the restart dialog says: a dead kernel has no variables left to lose. */
-export function restartQuestion(clear: boolean, dead: boolean): { title: string; text: string } {
+export function restartQuestion(clear: boolean, dead: boolean, runAll = false): { title: string; text: string } {
+  const then = runAll ? " and run all cells" : clear ? " and clear all outputs" : "";
   if (dead) {
     return {
-      title: clear ? "Start a new kernel and clear all outputs?" : "Start a new kernel?",
-      text: "The kernel is not running: a new one starts with no variables. Run the cells again to get them back.",
+      title: `Start a new kernel${then}?`,
+      text: runAll ? "The kernel is not running: a new one starts, then every cell runs from the top."
+        : "The kernel is not running: a new one starts with no variables. Run the cells again to get them back.",
     };
   }
   return {
-    title: clear ? "Restart kernel and clear all outputs?" : "Restart kernel?",
+    title: `Restart kernel${then}?`,
     text: "Do you want to restart the kernel? All variables will be lost.",
   };
 }
 
 /** Jupyter's "Restart kernel?" dialog; true to go ahead. */
-export function confirmRestart(clear: boolean, dead = false): Promise<boolean> {
+export function confirmRestart(clear: boolean, dead = false, runAll = false): Promise<boolean> {
   if (skipConfirm()) return Promise.resolve(true);
   if (openDialog) return Promise.resolve(false); // one question at a time
   const dontAsk = el("input", { type: "checkbox", testid: "dont-ask-again" });
-  const question = restartQuestion(clear, dead);
+  const question = restartQuestion(clear, dead, runAll);
   const restart = el("button", { class: "button primary", testid: "confirm-restart", value: "restart", autofocus: "" }, dead ? "Start" : "Restart");
   const dialog = el(
     "dialog",

@@ -19,6 +19,8 @@ export interface CommandActions {
   run(how: "stay" | "advance" | "insert"): void;
   interrupt(): void;
   restart(): void;
+  /** o: the selected cell's outputs; Shift+O: every cell's (runs/outputs-hidden.ts). */
+  toggleOutputs(all: boolean): void;
   save(): void;
   toggleHelp(): void;
   closeOverlays(): boolean;
@@ -34,7 +36,7 @@ export function isTextTarget(target: EventTarget | null): boolean {
 
 /** The single keys (no Ctrl, Alt or Cmd) that are commands in command mode. Typed right after an Esc
  * that only closed a suggestion, they leave edit mode first (escape-command.ts). */
-export const COMMAND_KEYS = new Set(["a", "b", "d", "z", "c", "x", "v", "V", "m", "M", "y", "r", "i", "0", "h", "?", "j", "k"]);
+export const COMMAND_KEYS = new Set(["a", "b", "d", "z", "c", "x", "v", "V", "m", "M", "y", "r", "i", "0", "h", "?", "j", "k", "o", "O"]);
 
 export function isCommandKey(event: KeyboardEvent): boolean {
   return !event.ctrlKey && !event.metaKey && !event.altKey && COMMAND_KEYS.has(event.key);
@@ -140,6 +142,12 @@ export function installCommandKeys(actions: CommandActions): { run(event: Keyboa
           break;
         case "0":
           if (chord("0")) actions.restart();
+          break;
+        case "o":
+          actions.toggleOutputs(false);
+          break;
+        case "O":
+          actions.toggleOutputs(true);
           break;
         case "h":
         case "?":

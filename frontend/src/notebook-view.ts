@@ -14,6 +14,7 @@ import { setNotebookPath } from "./markdown-files/links";
 import { NotebookName } from "./notebook-name";
 import { Outline } from "./outline";
 import { installWidgets } from "./outputs/widgets";
+import { hideOutputsPatch, outputsHidden } from "./runs/outputs-hidden";
 import { type CellModel, cellFromWire, NotebookState } from "./notebook-state";
 import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protocol";
 import { NotebookSearch } from "./search/notebook-search";
@@ -73,6 +74,11 @@ export class NotebookView implements CellHost {
     installWidgets(this.connection); // ipywidgets: before any message, so the snapshot's widgets come first
     this.bar = new KernelBar(title, {
       runAll: () => this.act({ type: "run_all" }),
+      runSelected: () => this.selectedId && this.run(this.selectedId, "stay"),
+      runAbove: () => this.selectedId && this.act({ type: "run_above", cell_id: this.selectedId }),
+      runBelow: () => this.runBelow(),
+      restartAndRunAll: () => this.act({ type: "restart_and_run_all" }),
+      canRun: (which) => this.selectedId !== null && (which !== "above" || this.selectedIndex() > 0),
       interrupt: () => this.act({ type: "interrupt_kernel" }),
       restart: () => this.act({ type: "restart_kernel" }),
       clearOutputs: () => this.act({ type: "clear_outputs", cell_ids: null }),
@@ -140,6 +146,7 @@ export class NotebookView implements CellHost {
       run: (how) => this.multi.run(how) || (this.selectedId && this.run(this.selectedId, how)),
       interrupt: () => this.act({ type: "interrupt_kernel" }),
       restart: () => this.bar.requestRestart(), // asks first, as the toolbar's button does
+      toggleOutputs: (all) => this.toggleOutputs(all),
       save: () => this.save(),
       toggleHelp: () => this.help.toggle(),
       closeOverlays: () => {
@@ -551,6 +558,31 @@ export class NotebookView implements CellHost {
       if (next) this.select(next.id, "command");
       else this.insertAt(index + 1, "code", "edit");
     }
+  }
+
+  /** JupyterLab's run-all-below: the selected cell and those after it; the last cell is selected then. */
+  private runBelow(): void {
+    if (!this.selectedId || !this.act({ type: "run_below", cell_id: this.selectedId })) return;
+    this.sources.flush();
+    const last = this.state.cells[this.state.cells.length - 1];
+    if (last) this.select(last.id, "command");
+  }
+
+  /** o: toggle the selected cell's outputs; Shift+O: hide every code cell's if any is shown, else show all. */
+  private toggleOutputs(all: boolean): void {
+    const code = this.state.cells.filter((cell) => cell.type === "code");
+    const targets = all ? code : code.filter((cell) => cell.id === this.selectedId);
+    const hide = targets.some((cell) => !outputsHidden(cell.metadata));
+    for (const cell of targets) {
+      if (outputsHidden(cell.metadata) === hide) continue;
+      const view = this.views.get(cell.id);
+      if (view) view.setOutputsHidden(hide);
+      else this.setCellMetadata(cell.id, hideOutputsPatch(cell.metadata, hide));
+    }
+  }
+
+  clearOutputs(id: string): void {
+    this.act({ type: "clear_outputs", cell_ids: [id] });
   }
 
   insertAt(index: number, type: CellType = "code", mode: Mode = "command", source = ""): void {

@@ -15,6 +15,7 @@ import { chooseRenderer, preferenceOrder, RANK, registerRenderer, type OutputExt
 import { joinText, renderText, textBlock } from "./outputs/text";
 import { renderVega, VEGA_MIMES } from "./outputs/vega";
 import type { Output } from "./protocol";
+import { addShowAll } from "./runs/full-text";
 
 export { jsonTree } from "./outputs/json";
 export { registerRenderer, RANK, type OutputExtras, type RenderContext, type Renderer } from "./outputs/registry";
@@ -75,6 +76,7 @@ function render(output: Output, extras: OutputExtras): { element: HTMLElement | 
       const name = output.name === "stderr" ? "stderr" : "stdout";
       const pre = textBlock(joinText(output.text), `output-stream ${name}`);
       pre.dataset.stream = name;
+      addShowAll(pre, output);
       return { element: pre, keep: false };
     }
     case "execute_result":

@@ -111,6 +111,20 @@ export interface ExecuteCells extends Base {
 export interface RunAll extends Base {
   type: "run_all";
 }
+/** The code cells above `cell_id` (not it): JupyterLab's notebook:run-all-above. */
+export interface RunAbove extends Base {
+  type: "run_above";
+  cell_id: string;
+}
+/** `cell_id` and the code cells below it: notebook:run-all-below. */
+export interface RunBelow extends Base {
+  type: "run_below";
+  cell_id: string;
+}
+/** Restart the kernel, then run every cell once the new kernel is up: notebook:restart-run-all. */
+export interface RestartAndRunAll extends Base {
+  type: "restart_and_run_all";
+}
 export interface InterruptKernel extends Base {
   type: "interrupt_kernel";
 }
@@ -242,6 +256,9 @@ export type ClientMessage =
   | AddAttachment
   | ExecuteCells
   | RunAll
+  | RunAbove
+  | RunBelow
+  | RestartAndRunAll
   | InterruptKernel
   | RestartKernel
   | ChangeKernel
@@ -305,6 +322,9 @@ export interface Output {
   ename?: string;
   evalue?: string;
   traceback?: string[];
+  /** Wire only (never saved): a stream whose middle was dropped keeps its whole text on the server,
+   * read page by page at /outputs/{id} (session/full_outputs.py). */
+  full_text?: { id: string; lines: number };
   [key: string]: unknown;
 }
 

@@ -42,6 +42,9 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Any", keys: "Drag the left column", action: "Move the cell (a selected cell: the whole selection)" },
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
   { mode: "Command", keys: "0 0", action: "Restart the kernel" },
+  { mode: "Command", keys: "o", action: "Hide or show the selected cell's outputs (also a click on the bar left of them)" },
+  { mode: "Command", keys: "Shift+O", action: "Hide all outputs, or show them all when all are hidden" },
+  { mode: "Toolbar", keys: "Run ▾", action: "Run all above the selected cell / the selected cell and all below / all; restart the kernel and run all (no keys, as in JupyterLab)" },
   { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
   { mode: "Any", keys: "Ctrl+Shift+K", action: "Show or hide the table of contents (also the Outline button on the toolbar)" },
 ];

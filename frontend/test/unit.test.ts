@@ -18,6 +18,7 @@ import "./notebook-ux.test";
 import "./outputs.test";
 import "./search.test";
 import "./selection.test";
+import "./runs.test";
 import "./source-sync.test";
 import "./widgets.test";
 import "./outline.test";

@@ -170,6 +170,26 @@ class RunAll(_Message):
     type: Literal["run_all"]
 
 
+class RunAbove(_Message):
+    """Run the code cells above `cell_id` (not it): JupyterLab's notebook:run-all-above."""
+
+    type: Literal["run_above"]
+    cell_id: CellId
+
+
+class RunBelow(_Message):
+    """Run `cell_id` and the code cells below it: JupyterLab's notebook:run-all-below."""
+
+    type: Literal["run_below"]
+    cell_id: CellId
+
+
+class RestartAndRunAll(_Message):
+    """Restart the kernel, then run every cell once the new kernel is up: notebook:restart-run-all."""
+
+    type: Literal["restart_and_run_all"]
+
+
 class InterruptKernel(_Message):
     type: Literal["interrupt_kernel"]
 
@@ -371,6 +391,9 @@ ClientMessage = Annotated[
     | AddAttachment
     | ExecuteCells
     | RunAll
+    | RunAbove
+    | RunBelow
+    | RestartAndRunAll
     | InterruptKernel
     | RestartKernel
     | ChangeKernel

@@ -305,8 +305,8 @@ class KernelAdapter:
             return
         if msg["msg_type"] == "status":
             state = msg["content"].get("execution_state", "")
-            if state == "idle":
-                self._runs.on_iopub(msg)  # finish the run before reporting idle
+            if state in ("busy", "idle"):
+                self._runs.on_iopub(msg)  # its timing; idle finishes the run before idle is reported
             self._on_status(state)
         else:
             self._runs.on_iopub(msg)

@@ -42,13 +42,20 @@ class ExecutionFinished:
     """Request `msg_id` is over: its execute_reply arrived AND the kernel went idle for it, so no
     more output for it will follow. status: ok | error | aborted | dead (the kernel died or restarted
     before replying; `reason` then says which: "The kernel died: killed by signal 9 (SIGKILL)...",
-    "The kernel was restarted", ...)."""
+    "The kernel was restarted", ...).
+
+    `timing`: ISO timestamps of the run under JupyterLab's `execution` metadata keys (its
+    `packages/cells/src/widget.ts` CodeCell.execute, `recordTiming`): `iopub.status.busy`,
+    `iopub.execute_input` and `iopub.status.idle` are the header dates of those iopub messages,
+    `shell.execute_reply` the execute_reply's header date and `shell.execute_reply.started` its
+    metadata's `started` (ipykernel's); `execution_failed` when the run ended without a reply."""
 
     msg_id: str
     status: Literal["ok", "error", "aborted", "dead"]
     execution_count: int | None = None
     payload: list[dict[str, Any]] = field(default_factory=list)
     reason: str | None = None
+    timing: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

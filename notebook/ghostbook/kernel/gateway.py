@@ -372,8 +372,8 @@ class GatewayKernelAdapter:
             self._runs.on_iopub(msg)
             return
         state = msg["content"].get("execution_state", "")
-        if state == "idle":
-            self._runs.on_iopub(msg)  # finish the run before reporting idle
+        if state in ("busy", "idle"):
+            self._runs.on_iopub(msg)  # its timing; idle finishes the run before idle is reported
         if state in ("busy", "idle") and self.state in ("busy", "idle"):
             self._set_state(state)  # type: ignore[arg-type]
         elif state == "restarting" and self.state in ("busy", "idle"):  # the gateway's auto-restart

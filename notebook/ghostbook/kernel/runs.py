@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
+
+from jupyter_client.jsonutil import json_default
 
 from .errors import KernelNotRunning
 from .events import ExecutionFinished, ExecutionStarted, KernelEvent, Output
@@ -25,6 +28,20 @@ class _Run:
     idle: bool = False
     future: asyncio.Future[dict[str, Any]] | None = None
     streams: dict[str, list[str]] = field(default_factory=lambda: {"stdout": [], "stderr": []})
+    timing: dict[str, str] = field(default_factory=dict)  # JupyterLab's `execution` metadata keys
+
+
+def message_date(msg: dict[str, Any]) -> str:
+    """A message's header date as JupyterLab stores it (ISO 8601, UTC as `Z`); now when it has none
+    (dates are optional before protocol 5.1, and JupyterLab estimates them the same way)."""
+    date = msg.get("header", {}).get("date")
+    if isinstance(date, datetime):
+        return str(json_default(date))
+    return date if isinstance(date, str) and date else now_iso()
+
+
+def now_iso() -> str:
+    return str(json_default(datetime.now(UTC)))
 
 
 class RunTracker:
@@ -71,6 +88,11 @@ class RunTracker:
         run = self._runs.get(parent)
         if run is not None and msg["msg_type"] == "execute_reply":
             run.reply = msg["content"]
+            started = (msg.get("metadata") or {}).get("started")  # ipykernel's, not in the protocol
+            if started:
+                run.timing["shell.execute_reply.started"] = started if isinstance(started, str) else str(
+                    json_default(started))
+            run.timing["shell.execute_reply"] = message_date(msg)
             if run.idle:
                 self._finish(parent, run)
 
@@ -87,7 +109,10 @@ class RunTracker:
         msg_type = msg["msg_type"]
         content = msg["content"]
         if msg_type == "status":
-            if content.get("execution_state") == "idle":
+            state = content.get("execution_state")
+            if state in ("busy", "idle") and not run.silent:
+                run.timing[f"iopub.status.{state}"] = message_date(msg)
+            if state == "idle":
                 run.idle = True
                 if run.reply is not None:
                     self._finish(parent, run)
@@ -97,6 +122,7 @@ class RunTracker:
         elif msg_type in OUTPUT_TYPES:
             self._emit(Output(parent, msg_type, content))
         elif msg_type == "execute_input":
+            run.timing["iopub.execute_input"] = message_date(msg)
             self._emit(ExecutionStarted(parent, content.get("execution_count")))
 
     def fail_all(self, reason: str) -> None:
@@ -108,7 +134,8 @@ class RunTracker:
                 if not run.future.done():
                     run.future.set_exception(KernelNotRunning(reason))
             else:
-                self._emit(ExecutionFinished(msg_id, "dead", reason=reason))
+                timing = {**run.timing, "execution_failed": now_iso()} if run.timing else {}
+                self._emit(ExecutionFinished(msg_id, "dead", reason=reason, timing=timing))
         for fut in waiters.values():
             if not fut.done():
                 fut.set_exception(KernelNotRunning(reason))
@@ -130,5 +157,6 @@ class RunTracker:
                 status if status in FINISHED_STATUSES else "error",
                 reply.get("execution_count"),
                 list(reply.get("payload") or []),
+                timing=dict(run.timing),
             )
         )

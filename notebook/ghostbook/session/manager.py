@@ -74,6 +74,10 @@ class SessionManager:
                 session.discard()
                 await session.close()
 
+    def full_output(self, full_id: str) -> NotebookSession | None:
+        """The open session that keeps the whole text of stream `full_id` (session/full_outputs.py)."""
+        return next((s for s in self.sessions.values() if full_id in s.full_outputs), None)
+
     async def close_all(self) -> None:
         sessions, self.sessions = list(self.sessions.values()), {}
         await asyncio.gather(*(session.close() for session in sessions), return_exceptions=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,9 @@ class StreamText:
     head_chars: int = HEAD_CHARS
     tail_chars: int = TAIL_CHARS
     line: TerminalLine = field(default_factory=TerminalLine)  # the unfinished last line, still redrawn
+    keep_dropped: bool = False
+    full_id: str | None = None  # set at the first drop when keep_dropped: the whole text's name
+    pending: list[str] = field(default_factory=list)  # dropped text not yet taken (take_dropped)
 
     def append(self, text: str) -> None:
         done = self.line.write(text)
@@ -62,6 +66,11 @@ class StreamText:
             count = newline + 1
         removed = self.tail[:count]
         self.tail = self.tail[count:]
+        if self.keep_dropped:
+            if self.full_id is None:
+                self.full_id = uuid.uuid4().hex
+                self.pending.append(self.head)
+            self.pending.append(removed)
         self.dropped_chars += len(removed)
         self.dropped_lines += removed.count("\n")
 
@@ -76,6 +85,21 @@ class StreamText:
 
     def to_json(self) -> dict[str, Any]:
         return {"output_type": "stream", "name": self.name, "text": self.text()}
+
+    def take_dropped(self) -> str:
+        """The dropped text not taken yet (the head comes first, with the first drop)."""
+        text, self.pending = "".join(self.pending), []
+        return text
+
+    def line_count(self) -> int:
+        """Lines of the whole text (the dropped ones too)."""
+        rest = self.rest()
+        unfinished = 1 if rest and not rest.endswith("\n") else 0
+        return self.head.count("\n") + self.dropped_lines + rest.count("\n") + unfinished
+
+    def rest(self) -> str:
+        """What follows the dropped text: the tail and the unfinished line (the whole text's end)."""
+        return self.tail + self.line.text()
 
 
 @dataclass
@@ -111,6 +135,12 @@ class CellOutputs:
     def to_json(self) -> list[dict[str, Any]]:
         return [item.to_json() for item in self.items]
 
+    def to_wire(self) -> list[dict[str, Any]]:
+        """As saved, plus `full_text` {id, lines} on a stream whose whole text the server keeps."""
+        return [item.to_json() if not isinstance(item, StreamText) or item.full_id is None
+                else {**item.to_json(), "full_text": {"id": item.full_id, "lines": item.line_count()}}
+                for item in self.items]
+
     def clear(self, wait: bool = False) -> None:
         if wait:
             self.clear_on_next = True
@@ -119,8 +149,9 @@ class CellOutputs:
             self.clear_on_next = False
             self.dropped_outputs = 0
 
-    def add(self, msg_type: str, content: dict[str, Any]) -> None:
-        """Add one iopub output message (stream, display_data, execute_result, error)."""
+    def add(self, msg_type: str, content: dict[str, Any], keep_dropped: bool = False) -> None:
+        """Add one iopub output message (stream, display_data, execute_result, error); `keep_dropped`:
+        a new stream keeps what it drops for take_dropped."""
         if self.clear_on_next:
             self.clear()
         if msg_type == "stream":
@@ -129,7 +160,7 @@ class CellOutputs:
             if isinstance(last, StreamText) and last.name == name:
                 last.append(str(content.get("text", "")))
                 return
-            stream = StreamText(name)
+            stream = StreamText(name, keep_dropped=keep_dropped)
             stream.append(str(content.get("text", "")))
             self._append(stream)
             return

@@ -12,6 +12,7 @@ from typing import Any
 from ghostbook import protocol as p
 from ghostbook.kernel import events as k
 from ghostbook.session import actions as a
+from ghostbook.session import cell_metadata as meta
 from ghostbook.session import structure
 from ghostbook.session import widgets as w
 from ghostbook.session.ops import (
@@ -88,6 +89,13 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             return _enqueue(data, [_cell(data, cell_id) for cell_id in msg.cell_ids])
         case p.RunAll():
             return _enqueue(data, list(data.cells))
+        case p.RunAbove():  # JupyterLab's run-all-above: the cells before it, not it
+            return _enqueue(data, data.cells[:data.index_of(_cell(data, msg.cell_id).id)])
+        case p.RunBelow():  # run-all-below: it and the cells after it
+            return _enqueue(data, data.cells[data.index_of(_cell(data, msg.cell_id).id):])
+        case p.RestartAndRunAll():  # the cells run once the new kernel is up (_kernel_status)
+            data.run_after_restart = "asked"
+            return _clear_queue(data) + [a.RestartKernel()]
         case p.InterruptKernel():
             return _interrupt(data)
         case p.RestartKernel():
@@ -96,6 +104,7 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             data.kernel.name, data.kernel.display_name, data.kernel.reason = msg.name, msg.name, None
             data.kernel.can_install = False  # until the new kernel is known (KernelChosen)
             data.kernel.status = "starting"  # cells run now wait for the new kernel
+            data.run_after_restart = None
             # the old kernel's events are dropped from now on: its running cell ends here
             stopped = _stop_running(data, f"The kernel was replaced by {msg.name!r}")
             w.disconnect(data.widgets, data.all_outputs())
@@ -245,7 +254,8 @@ def _clear_outputs(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
         cell.outputs.clear()
         if cell.state == "idle":
             cell.execution_count = None
-        actions += [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell)]
+        actions += [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell),
+                    *_set_metadata(data, None, cell, meta.run_start_patch(cell.metadata))]
     return actions + ([a.DocumentChanged()] if actions else [])
 
 
@@ -284,6 +294,7 @@ def _advance(data: NotebookData) -> list[a.Action]:
     cell.state = "running"
     cell.outputs.clear()
     return [a.OutputsChanged(cell.id, urgent=True), _cell_state(data, cell),
+            *_set_metadata(data, None, cell, meta.run_start_patch(cell.metadata)),
             a.ExecuteCode(cell.id, cell.source), a.DocumentChanged(), *_sync_busy(data)]
 
 
@@ -362,7 +373,9 @@ def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
             if event.status == "dead":
                 reason = event.reason or _stop_reason(data)
                 cell.outputs.add("error", {"ename": "KernelStopped", "evalue": reason, "traceback": [reason]})
-        actions = _finish_running(data, cell_id)
+        # the run's timestamps, as JupyterLab records them (written before the cell is reported idle)
+        timing = _set_metadata(data, None, cell, {"execution": dict(event.timing)}) if cell and event.timing else []
+        actions = timing + _finish_running(data, cell_id)
         if event.status != "ok":
             actions += _clear_queue(data)
         return actions + [a.DocumentChanged()] + (_advance(data) or _sync_busy(data))
@@ -417,7 +430,7 @@ def _output(data: NotebookData, cell: Cell | None, event: k.Output) -> list[a.Ac
     if event.msg_type == "clear_output":
         cell.outputs.clear(wait=bool(content.get("wait")))
     else:
-        cell.outputs.add(event.msg_type, content)
+        cell.outputs.add(event.msg_type, content, keep_dropped=data.keep_full_outputs)
         last = cell.outputs.items[-1]
         if isinstance(last, RichOutput) and last.display_id:
             data.display_cells.setdefault(last.display_id, set()).add(cell.id)
@@ -434,6 +447,8 @@ def _kernel_status(data: NotebookData, event: k.StatusChanged) -> list[a.Action]
         data.kernel.status = "idle"
     else:
         data.kernel.status = event.state
+    if data.run_after_restart is not None and event.state in ("starting", "restarting", "dead"):
+        data.run_after_restart = "down" if event.state != "dead" else None  # a failed restart runs nothing
     if event.state in ("starting", "restarting", "dead") or event.reason:
         data.kernel.reason = event.reason
     if event.state in ("starting", "restarting", "dead"):
@@ -444,8 +459,17 @@ def _kernel_status(data: NotebookData, event: k.StatusChanged) -> list[a.Action]
     if event.state in ("dead", "restarting"):
         actions += _clear_queue(data)
     elif event.state in USABLE_KERNEL:
-        actions += _advance(data)
+        actions += _run_after_restart(data) or _advance(data)
     return actions
+
+
+def _run_after_restart(data: NotebookData) -> list[a.Action]:
+    """restart_and_run_all: the new kernel is up, run every cell (only once it went down and came back:
+    the old kernel's last statuses must not start the cells on it)."""
+    if data.run_after_restart != "down":
+        return []
+    data.run_after_restart = None
+    return _enqueue(data, list(data.cells))
 
 
 def _sync_busy(data: NotebookData) -> list[a.Action]:

@@ -19,6 +19,7 @@ from ghostbook.session import actions as a
 from ghostbook.session import reducer
 from ghostbook.session import widgets as w
 from ghostbook.session.autosave import Autosaver
+from ghostbook.session.full_outputs import FullOutputs
 from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
@@ -67,6 +68,8 @@ class NotebookSession:
     def __init__(self, data: NotebookData, file_path: Path, kernel_factory: KernelFactory,
                  default_kernel: str = "python3") -> None:
         self.data = data
+        self.data.keep_full_outputs = True  # long streams keep their whole text, in files (full_outputs)
+        self.full_outputs = FullOutputs()
         self.file_path = file_path
         self.clients: dict[str, Client] = {}
         self._kernel_factory = kernel_factory
@@ -105,6 +108,7 @@ class NotebookSession:
             await self.kernel.shutdown()
         for task in list(self._tasks):
             task.cancel()
+        self.full_outputs.close()
 
     def discard(self) -> None:
         """The file is gone (deleted): stop saving and tell the tabs (they keep the text for copying)."""
@@ -223,6 +227,9 @@ class NotebookSession:
             case a.Broadcast():
                 self.broadcast(action.message, skip=action.skip)
             case a.OutputsChanged():
+                cell = self.data.find(action.cell_id)
+                if cell is not None:
+                    self.full_outputs.collect(cell)
                 self._throttle.changed(action.cell_id, action.urgent)
             case a.ExecuteCode():
                 self._execute(action.cell_id, action.code)
@@ -381,7 +388,7 @@ class NotebookSession:
         cell = self.data.find(cell_id)
         if cell is not None:
             self.broadcast(p.event("cell_outputs", revision=self.data.revision, cell_id=cell_id,
-                                   outputs=cell.outputs.to_json()), key=f"cell_outputs:{cell_id}")
+                                   outputs=cell.outputs.to_wire()), key=f"cell_outputs:{cell_id}")
 
     def _send_widget_outputs(self, model_id: str) -> None:
         model = self.data.widgets.models.get(model_id)

@@ -62,7 +62,7 @@ class Cell:
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "cell_type": self.cell_type, "source": self.source,
-                "metadata": self.metadata, "outputs": self.outputs.to_json(),
+                "metadata": self.metadata, "outputs": self.outputs.to_wire(),
                 "execution_count": self.execution_count, "state": self.state,
                 "attachments": self.extra.get("attachments") or {}}
 
@@ -138,6 +138,9 @@ class NotebookData:
     stdin: StdinPrompt | None = None
     display_cells: dict[str, set[str]] = field(default_factory=dict)  # display_id -> cell ids
     widgets: WidgetStore = field(default_factory=WidgetStore)  # saved in metadata.widgets
+    # restart_and_run_all: "asked" until the kernel goes down, "down" until it is up again, then the cells run
+    run_after_restart: str | None = None
+    keep_full_outputs: bool = False  # long streams keep their dropped middle for the runtime to store
 
     @classmethod
     def from_nbformat(cls, path: str, notebook: dict[str, Any]) -> NotebookData:
