@@ -30,6 +30,9 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "i i", action: "Interrupt the kernel" },
   { mode: "Command", keys: "0 0", action: "Restart the kernel" },
   { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
+  { mode: "Data viewer", keys: "Page Down / Page Up", action: "Next / previous page of the table (Variables panel: click a DataFrame's name)" },
+  { mode: "Data viewer", keys: "Home / End", action: "First / last page" },
+  { mode: "Data viewer", keys: "Esc", action: "Close the data viewer (in the Variables panel: close the panel)" },
 ];
 
 export class ShortcutsHelp {

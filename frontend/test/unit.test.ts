@@ -17,6 +17,7 @@ import "./ghost-text.test";
 import "./notebook-ux.test";
 import "./outputs.test";
 import "./source-sync.test";
+import "./variables.test";
 import "./widgets.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
