@@ -215,3 +215,32 @@ async def test_bench_2000_names_run_time_with_and_without_the_panel(session: Not
           f"the list: {statistics.median(q[0] for q in query):.1f} ms round trip, "
           f"{statistics.median(q[1] for q in query):.1f} ms in the kernel, {tab.sizes['open']} bytes")
     assert statistics.median(opened) < statistics.median(closed) + 30
+
+
+async def test_the_same_panel_on_a_kernel_gateway(tmp_path: Path) -> None:
+    """A remote kernel (Jupyter Kernel Gateway on loopback) answers through the same kernel-side code."""
+    from ghostbook.kernel.gateway import GatewayKernelAdapter
+    from ghostbook.kernel.gateway_client import GatewayConfig
+
+    from tests.kernel.kernel_gateway import KernelGateway
+
+    gateway = KernelGateway().start()
+    config = GatewayConfig(gateway.url, gateway.token)
+    nb = notebook("import pandas as pd\nremote = pd.DataFrame({'v': [3, 1, 2]})\nn = 7")
+    session = NotebookSession(NotebookData.from_nbformat("n.ipynb", nb), tmp_path / "n.ipynb",
+                              lambda on_event, name, cwd: GatewayKernelAdapter(on_event, gateway=config,
+                                                                               kernel_name=name, cwd=cwd))
+    tab = Tab()
+    session.add_client(tab, [])
+    session.start()
+    try:
+        await until(lambda: session.data.kernel.status == "idle")
+        await ask(session, tab, p.GetVariables(type="get_variables", ref="v"))
+        await run(session, tab, "c0")
+        await until(lambda: tab.pushed() and names(tab.pushed()[-1]) == ["n", "remote"])
+        page = await ask(session, tab, p.GetDataPage(type="get_data_page", ref="p", name="remote", sort=0,
+                                                     ascending=False))
+        assert page["total"] == 3 and [r[1] for r in page["rows"]] == ["3", "2", "1"]
+    finally:
+        await session.close()
+        gateway.kill()
