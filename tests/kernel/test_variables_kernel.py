@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from ghostbook import protocol as p
+from ghostbook.completion.namespace_provider import install_code, kernel_source_path
 from ghostbook.kernel.adapter import KernelAdapter
 from ghostbook.session.variables import KernelError, expression_json, list_expression, page_expression
-from ghostbook.completion.namespace_provider import install_code, kernel_source_path
 
 from .conftest import Recorder
 
@@ -87,7 +87,7 @@ async def test_data_page_sorts_in_the_kernel_and_reports_errors(fresh: tuple[Ker
     await setup(kernel, rec)
     first = await call(kernel, page(name="df", start=0, count=2))
     assert first["total"] == 4 and first["index_name"] == "key" and first["column_count"] == 2
-    assert first["columns"] == [{"name": "price", "dtype": "float64"}, {"name": "city", "dtype": first["columns"][1]["dtype"]}]
+    assert [c["name"] for c in first["columns"]] == ["price", "city"] and first["columns"][0]["dtype"] == "float64"
     assert first["rows"] == [["w", "3.5", "b"], ["x", "1.0", "a"]]
     by_price = await call(kernel, page(name="df", start=0, count=10, sort=0))
     assert [row[0] for row in by_price["rows"]] == ["x", "z", "w", "y"]  # missing last
@@ -109,9 +109,10 @@ async def test_data_page_sorts_in_the_kernel_and_reports_errors(fresh: tuple[Ker
         await call(kernel, page(name="df", sort=7))
 
 
-async def test_variables_and_pages_where_neither_pandas_nor_numpy_was_imported(fresh: tuple[KernelAdapter, Recorder]) -> None:
+async def test_without_pandas_or_numpy_imported(fresh: tuple[KernelAdapter, Recorder]) -> None:
     kernel, rec = fresh
-    await setup(kernel, rec, "import sys\nplain = [1, 2]\nloaded = sorted(m for m in ('numpy', 'pandas') if m in sys.modules)")
+    await setup(kernel, rec, "import sys\nplain = [1, 2]\n"
+                             "loaded = sorted(m for m in ('numpy', 'pandas') if m in sys.modules)")
     reply = await kernel.run_silent("", 5.0, {"m": "loaded"})
     if reply["user_expressions"]["m"]["data"]["text/plain"] != "[]":
         pytest.skip("this kernel imports numpy at start-up")
