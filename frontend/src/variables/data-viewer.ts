@@ -9,6 +9,7 @@ import type { DataPage, GetDataPage } from "../protocol";
 import { count, isNumeric, nextSort, pageStart, rangeText } from "./format";
 
 export const PAGE_SIZE = 50;
+const SORT_RETRIES = 6;
 
 export class DataViewer {
   private readonly dialog: HTMLDialogElement;
@@ -79,7 +80,14 @@ export class DataViewer {
     this.dialog.dataset.loading = "true";
     this.status.textContent = this.sort === null ? "Loading…" : "Loading… (the kernel sorts the whole table once per column)";
     const message: GetDataPage = { type: "get_data_page", name: this.name, start, count: PAGE_SIZE, sort: this.sort, ascending: this.ascending };
-    const reply = await this.connection.request<DataPage>(message);
+    let reply = await this.connection.request<DataPage>(message);
+    // No answer within the request's 15 s: a first sort of a very large column still running in the kernel.
+    // Ask again (a few times): the request queues behind the sort and gets the order the kernel keeps.
+    for (let again = 0; !reply && again < SORT_RETRIES && this.connection.state === "open"; again++) {
+      if (asked !== this.asked || !this.dialog.open) return;
+      this.status.textContent = "Still sorting in the kernel…";
+      reply = await this.connection.request<DataPage>(message);
+    }
     if (asked !== this.asked || !this.dialog.open) return;
     delete this.dialog.dataset.loading;
     if (!reply || reply.type === "error") {

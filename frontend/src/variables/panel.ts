@@ -120,7 +120,7 @@ class VariablesPanel {
       "tr",
       { testid: "variable-row", "data-name": variable.name },
       el("td", { class: "variable-name" }, name),
-      el("td", { class: "variable-type", testid: "variable-type" }, variable.type),
+      el("td", { class: "variable-type", testid: "variable-type", title: variable.type }, variable.type),
       el("td", { class: "variable-shape", testid: "variable-shape" }, shapeText(variable)),
       el("td", { class: "variable-size", testid: "variable-size" }, bytesText(variable.size)),
       el("td", { class: "variable-value", testid: "variable-value", title: variable.value }, variable.value),
