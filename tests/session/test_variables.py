@@ -144,9 +144,9 @@ async def test_data_page_errors_are_clear(session: NotebookSession) -> None:
         p.parse_client_message(json.dumps({"type": "get_data_page", "name": "frame.drop()"}))
     await session.kernel.shutdown()  # type: ignore[union-attr]
     dead = await ask(session, tab, p.GetDataPage(type="get_data_page", ref="d", name="frame"))
-    assert dead["type"] == "error" and dead["message"].startswith("cannot read frame: the kernel is not running")
+    assert dead["message"] == "cannot read frame: The kernel is not running (state: dead)"
     listed = await ask(session, tab, p.GetVariables(type="get_variables", ref="v"))
-    assert listed["type"] == "error" and "the kernel is not running" in listed["message"]
+    assert listed["message"] == "cannot list the variables: The kernel is not running (state: dead)"
 
 
 async def test_ten_million_rows_open_at_once_one_page_on_the_wire(session: NotebookSession) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ghostbook import protocol as p
 from ghostbook.completion.namespace_provider import MODULE, SilentRunner, install_code, kernel_source_path
+from ghostbook.kernel.errors import KernelNotRunning
 from ghostbook.kernel.events import ExecutionFinished, KernelEvent, StatusChanged
 
 log = logging.getLogger(__name__)
@@ -151,8 +152,10 @@ class KernelVariables:
             raise KernelError(f"the kernel did not answer within {timeout:.0f} s") from None
         except KernelError:
             raise
-        except Exception as exc:  # dead, restarting, the gateway went away
-            raise KernelError(f"the kernel is not running ({exc})") from exc
+        except KernelNotRunning as exc:  # dead, restarting, still starting
+            raise KernelError(str(exc)) from exc
+        except Exception as exc:  # e.g. the gateway went away
+            raise KernelError(f"the kernel cannot be reached ({exc})") from exc
         return expression_json(reply, "r")
 
     async def _list(self, ref: str | None) -> dict[str, Any]:
