@@ -223,7 +223,7 @@ def _short_value(value, kind):
         names = [str(c) for c in value.columns[:30]]
         return _flat("columns: " + ", ".join(names) + (", ..." if len(value.columns) > 30 else ""))
     if kind == "series":
-        return _flat(f"dtype {value.dtype}: " + reprlib.repr(value.iloc[:8].tolist()))
+        return _flat(f"dtype {value.dtype}: " + _bounded(reprlib.repr, value.iloc[:8].tolist()))
     if kind == "array":
         np = _module_type("numpy", "array2string")
         return _flat(np(value, threshold=20, edgeitems=3, max_line_width=10_000) if np else "")
@@ -269,6 +269,8 @@ def variables(user_ns, hidden=()):
                 row["length"] = len(value)
             if time.perf_counter() - started < VALUES_SECONDS:
                 row["value"] = _short_value(value, kind)
+        except _TooSlow:
+            row["value"] = "<repr too slow>"
         except Exception as exc:
             row["value"] = f"<{type(exc).__name__} in repr>"
         rows.append(row)

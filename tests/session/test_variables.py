@@ -98,6 +98,10 @@ async def test_the_list_follows_runs_for_watching_tabs_only(session: NotebookSes
     frame = watching.pushed()[-1]["variables"][1]
     assert frame["type"] == "DataFrame" and frame["shape"] == [3, 2] and frame["viewer"] and frame["size"] > 0
     assert not other.pushed()  # only tabs with the panel open pay for the list
+    pushes, refreshes = len(watching.pushed()), session.variables.refreshes
+    await run(session, watching, "c0")  # `a = 1` again: the same list, asked for but not sent
+    await until(lambda: session.variables.refreshes > refreshes)
+    assert len(watching.pushed()) == pushes
     await session.handle(watching, p.UnwatchVariables(type="unwatch_variables"))
     await asyncio.sleep(0.1)
     before = len(watching.pushed())
@@ -161,7 +165,7 @@ async def test_ten_million_rows_open_at_once_one_page_on_the_wire(session: Noteb
     took = time.perf_counter() - started
     print(f"\n10M rows: first page in {took * 1000:.0f} ms ({first['ms']} ms in the kernel), "
           f"{tab.sizes['p1']} bytes on the wire")
-    assert first["total"] == 10_000_000 and len(first["rows"]) == 50 and took < 0.5
+    assert first["total"] == 10_000_000 and len(first["rows"]) == 50 and took < 0.9  # ~40 ms on a quiet machine
     assert tab.sizes["p1"] < 5_000  # one page's rows, not the frame
     nxt = await ask(session, tab, p.GetDataPage(type="get_data_page", ref="p2", name="big", start=50, count=50))
     assert nxt["rows"][0][0] == "50"
@@ -175,7 +179,7 @@ async def test_ten_million_rows_open_at_once_one_page_on_the_wire(session: Noteb
     cached_s = time.perf_counter() - started
     print(f"10M rows: sorted by x in {sorted_s * 1000:.0f} ms, its next page {cached_s * 1000:.0f} ms (cached order)")
     values = [float(row[1]) for row in top["rows"] + second["rows"]]
-    assert values == sorted(values, reverse=True) and cached_s < 0.5
+    assert values == sorted(values, reverse=True) and cached_s < 0.9
 
 
 async def test_bench_2000_names_run_time_with_and_without_the_panel(session: NotebookSession) -> None:

@@ -82,6 +82,7 @@ class KernelVariables:
         self._tasks: set[asyncio.Task[None]] = set()
         self.refreshes = 0  # lists pushed to watchers (tests count them)
         self._state = "starting"  # the kernel's last reported state
+        self._pushed: tuple[Any, int] | None = None  # the list last pushed to the watchers
 
     async def handle(self, client_id: str, message: p.GetVariables | p.UnwatchVariables | p.GetDataPage) -> None:
         match message:
@@ -92,6 +93,7 @@ class KernelVariables:
                     self.watchers.add(client_id)
                 else:
                     self.watchers.discard(client_id)
+                self._pushed = None  # this tab's list may differ from the one last pushed: push the next one
                 self._send(client_id, await self._list(message.ref))
             case p.GetDataPage():
                 self._send(client_id, await self._page(message))
@@ -109,6 +111,7 @@ class KernelVariables:
         if not self.watchers:
             return
         if isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
+            self._pushed = None
             self._push({"variables": [], "total": 0, "ms": None, "busy": False})
         elif (isinstance(event, ExecutionFinished) and event.status in ("ok", "error")) or started:
             if not self._busy():
@@ -128,7 +131,10 @@ class KernelVariables:
                 reply = await self._list(None)
                 if reply["type"] == "variables":
                     self.refreshes += 1
-                    self._push(reply)
+                    same = (reply["variables"], reply["total"]) == self._pushed
+                    self._pushed = (reply["variables"], reply["total"])
+                    if not same:  # 2,000 names are a quarter of a megabyte: only a changed list travels
+                        self._push(reply)
                 if not self._again:
                     break
         finally:
