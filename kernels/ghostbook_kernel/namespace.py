@@ -133,6 +133,8 @@ MAX_PAGE_ROWS = 500
 MAX_PAGE_COLUMNS = 200
 CELL_CHARS = 200
 ORDERS_KEPT = 4
+PARTIAL_ROWS = 1_000_000  # a numeric column of a table this long: the first pages are found, not sorted
+PARTIAL_STOP = 5_000
 
 # Kept when this source is executed again in the same private module (the completion re-installs it):
 _slow_types: set = globals().setdefault("_slow_types", set())  # types whose __repr__ ran out of time once
@@ -300,28 +302,44 @@ class _Table:
             self.dtypes = [str(value.dtype)] * len(self.names)
             self.index_name = None
 
-    def order(self, sort, ascending):
-        """Row positions sorted by column `sort` (-1: the index), stable, missing values last."""
+    def keys(self, sort):
+        """Column `sort` (-1: the index) as a pandas Series with positions for labels, or a numpy array."""
+        if self.kind in ("frame", "series"):
+            if sort == -1:
+                return __import__("pandas").Series(self.value.index)
+            keys = self.value.iloc[:, sort] if self.kind == "frame" else self.value
+            return keys.reset_index(drop=True)
+        if sort == -1:
+            return __import__("numpy").arange(self.rows)
+        return self.value[:, sort] if self.value.ndim == 2 else self.value
+
+    def order(self, sort, ascending, stop):
+        """(row positions sorted by column `sort`, complete): stable, missing values last, as pandas'
+        `sort_values(kind="stable")`. A numeric column of a big table gets only its first `stop` positions
+        (found without sorting the rest: complete is then False)."""
         import numpy
 
-        if self.kind in ("frame", "series"):
-            pandas = __import__("pandas")
-            if sort == -1:
-                keys = pandas.Series(self.value.index)
-            else:
-                keys = self.value.iloc[:, sort] if self.kind == "frame" else self.value
-                keys = keys.reset_index(drop=True)
+        keys = self.keys(sort)
+        ranks = _ranks(keys, ascending)
+        if ranks is not None:
+            if self.rows >= PARTIAL_ROWS and 1 <= stop <= PARTIAL_STOP:
+                first = _first(ranks, stop)
+                if first is not None:
+                    return first, False
+            return numpy.argsort(ranks, kind="stable"), True
+        if hasattr(keys, "sort_values"):
             try:
                 ordered = keys.sort_values(ascending=ascending, kind="stable", na_position="last")
             except TypeError:  # mixed types in one column: compare them as text
                 ordered = keys.astype(str).sort_values(ascending=ascending, kind="stable")
-            return ordered.index.to_numpy()
-        if sort == -1:
-            order = numpy.arange(self.rows)
-        else:
-            keys = self.value[:, sort] if self.value.ndim == 2 else self.value
-            order = numpy.argsort(keys, kind="stable")
-        return order if ascending else order[::-1]
+            return ordered.index.to_numpy(), True
+        try:
+            numpy.argsort(keys[:2])
+        except TypeError:
+            keys = keys.astype(str)
+        if ascending:
+            return numpy.argsort(keys, kind="stable"), True
+        return (self.rows - 1 - numpy.argsort(keys[::-1], kind="stable"))[::-1], True  # ties keep their order
 
     def page(self, positions, columns):
         """[[index, cell, ...], ...] of the rows at `positions`, as text."""
@@ -347,7 +365,35 @@ def _cell(value):
     return _clip(text, CELL_CHARS)
 
 
-def _cached_order(name, table, sort, ascending):
+def _ranks(keys, ascending):
+    """Numbers whose stable ascending order is the order wanted (NaN last both ways), for a column of
+    numbers or booleans; None for any other column."""
+    import numpy
+
+    values = keys.to_numpy() if hasattr(keys, "to_numpy") and isinstance(keys.dtype, numpy.dtype) else keys
+    if not isinstance(values, numpy.ndarray) or values.dtype.kind not in "fiub":
+        return None
+    if values.dtype.kind == "b":
+        values = values.view(numpy.uint8)
+    if ascending:
+        return values
+    return -values if values.dtype.kind == "f" else ~values  # ~: decreasing, and no overflow
+
+
+def _first(ranks, stop):
+    """Positions of the `stop` first rows in the stable order of `ranks`, without sorting all of them
+    (argpartition, then the ties at the edge taken in row order); None when NaN would be among them."""
+    import numpy
+
+    edge = ranks[numpy.argpartition(ranks, stop - 1)[:stop]].max()
+    if edge != edge:
+        return None
+    less = numpy.flatnonzero(ranks < edge)
+    chosen = numpy.concatenate([less, numpy.flatnonzero(ranks == edge)[: stop - len(less)]])
+    return chosen[numpy.lexsort((chosen, ranks[chosen]))]
+
+
+def _cached_order(name, table, sort, ascending, stop):
     import weakref
 
     key = (name, sort, ascending)
@@ -355,10 +401,11 @@ def _cached_order(name, table, sort, ascending):
     if held is not None and held[0]() is table.value and held[1] == table.rows:
         _orders[key] = held
         return held[2]
-    order = table.order(sort, ascending)
-    _orders[key] = (weakref.ref(table.value), table.rows, order)
-    while len(_orders) > ORDERS_KEPT:
-        _orders.pop(next(iter(_orders)))
+    order, complete = table.order(sort, ascending, stop)
+    if complete:
+        _orders[key] = (weakref.ref(table.value), table.rows, order)
+        while len(_orders) > ORDERS_KEPT:
+            _orders.pop(next(iter(_orders)))
     return order
 
 
@@ -380,7 +427,7 @@ def data_page(user_ns, name, start, count, sort=None, ascending=True):
         raise IndexError(f"{name!r} has no column {sort}")
     start = max(0, min(int(start), table.rows))
     stop = min(table.rows, start + max(0, min(int(count), MAX_PAGE_ROWS)))
-    positions = slice(start, stop) if sort is None else _cached_order(name, table, sort, ascending)[start:stop]
+    positions = slice(start, stop) if sort is None else _cached_order(name, table, sort, ascending, stop)[start:stop]
     columns = min(len(table.names), MAX_PAGE_COLUMNS)
     shown = [{"name": table.names[i], "dtype": table.dtypes[i]} for i in range(columns)]
     return json.dumps({

@@ -120,3 +120,36 @@ async def test_without_pandas_or_numpy_imported(fresh: tuple[KernelAdapter, Reco
     assert [row["name"] for row in found["variables"]] == ["loaded", "plain"]
     with pytest.raises(KernelError, match="not a table"):
         await call(kernel, page(name="plain"))
+
+
+@pytest.mark.parametrize("ascending", [True, False])
+def test_first_pages_of_a_big_numeric_column_are_found_in_pandas_order(ascending: bool,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pages of a sorted numeric column come from argpartition, not a whole sort: the same rows in
+    the same order as pandas' stable sort_values (ties in row order, NaN last), for floats, ints, unsigned,
+    booleans, the index, and a text column (which always takes pandas' way)."""
+    import numpy as np
+    import pandas as pd
+    from ghostbook_kernel import namespace as kernel_side
+
+    monkeypatch.setattr(kernel_side, "PARTIAL_ROWS", 1000)
+    rng = np.random.default_rng(1)
+    n = 20_000
+    floats = rng.integers(0, 50, n).astype(float)
+    floats[rng.random(n) < 0.05] = np.nan
+    frame = pd.DataFrame({"f": floats, "i": rng.integers(-5, 5, n), "u": rng.integers(0, 7, n).astype(np.uint8),
+                          "b": rng.random(n) < 0.5, "s": rng.integers(0, 9, n).astype(str)},
+                         index=rng.permutation(n))
+    table = kernel_side._Table(frame, "frame")
+    for column in range(-1, 5):
+        keys = pd.Series(frame.index) if column == -1 else frame.iloc[:, column].reset_index(drop=True)
+        expected = keys.sort_values(ascending=ascending, kind="stable", na_position="last").index.to_numpy()
+        for stop in (1, 50, 3000):
+            found, complete = table.order(column, ascending, stop)
+            assert found[:stop].tolist() == expected[:stop].tolist(), (column, stop)
+            assert complete is (column == 4)
+        whole, complete = table.order(column, ascending, n)
+        assert complete and whole.tolist() == expected.tolist()
+    floats_only = np.full(n, np.nan)
+    floats_only[:10] = 1.0  # fewer numbers than rows asked: the whole sort
+    assert kernel_side._Table(floats_only, "array").order(0, ascending, 50)[1] is True
