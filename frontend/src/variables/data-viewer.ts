@@ -1,7 +1,7 @@
 // The data viewer: a DataFrame, Series or 1-D/2-D array of the kernel as a paginated, sortable table.
-// Only the page shown travels (`get_data_page`); sorting happens in the kernel, which keeps the order of the
-// column sorted last, so the next page of a sorted 10-million-row frame is as quick as the first. Every cell
-// arrives as text and is shown as text (never HTML).
+// Only the page shown travels (`get_data_page`); sorting happens in the kernel (the first pages of a big
+// numeric column without sorting all of it; a whole sort is kept for the pages after it). Every cell arrives
+// as text and is shown as text (never HTML).
 
 import type { Connection } from "../connection";
 import { button, el } from "../dom";
