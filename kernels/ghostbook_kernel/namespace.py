@@ -226,6 +226,8 @@ def _short_value(value, kind):
         return _flat("columns: " + ", ".join(names) + (", ..." if len(value.columns) > 30 else ""))
     if kind == "series":
         return _flat(f"dtype {value.dtype}: " + _bounded(reprlib.repr, value.iloc[:8].tolist()))
+    if kind == "array" and value.ndim == 1 and value.dtype.kind in "biufc":  # cheaper than array2string
+        return _flat(reprlib.repr(value[:6].tolist())[:-1] + (", ...]" if len(value) > 6 else "]"))
     if kind == "array":
         np = _module_type("numpy", "array2string")
         return _flat(np(value, threshold=20, edgeitems=3, max_line_width=10_000) if np else "")
