@@ -6,6 +6,7 @@ import "./intellisense";
 import "./ghost-text/extension";
 import "./settings-panel";
 import "./markdown-files/paste-image";
+import "./variables/panel";
 import { FileBrowser } from "./file-browser";
 import { NotebookView } from "./notebook-view";
 

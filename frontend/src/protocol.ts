@@ -238,6 +238,23 @@ export interface InstallPackage extends Base {
 export interface Ping extends Base {
   type: "ping";
 }
+/** The kernel's names (the Variables panel); `watch`: also a fresh list after each run, until unwatched. */
+export interface GetVariables extends Base {
+  type: "get_variables";
+  watch?: boolean;
+}
+export interface UnwatchVariables extends Base {
+  type: "unwatch_variables";
+}
+/** Rows [start, start + count) of table `name`, sorted in the kernel by column `sort` (-1: the index). */
+export interface GetDataPage extends Base {
+  type: "get_data_page";
+  name: string;
+  start: number;
+  count: number;
+  sort: number | null;
+  ascending: boolean;
+}
 
 export type ClientMessage =
   | InsertCell
@@ -283,6 +300,9 @@ export type ClientMessage =
   | CommMsg
   | CommClose
   | CommInfoRequest
+  | GetVariables
+  | UnwatchVariables
+  | GetDataPage
   | Ping;
 
 /** A comm message for the kernel (ipywidgets). `msg_id` is this tab's own: the kernel's echo_update and
@@ -723,6 +743,42 @@ export interface NotebookDeleted {
   type: "notebook_deleted";
   path: string;
 }
+/** One kernel name in the Variables panel (shape: arrays and frames; length: sized builtins; size: bytes). */
+export interface Variable {
+  name: string;
+  type: string;
+  shape: number[] | null;
+  length: number | null;
+  size: number | null;
+  value: string;
+  viewer: boolean;
+}
+/** The answer to get_variables, and (ref null) the list pushed after each run to a watching tab;
+ * variables null with busy: a cell is running, the list follows its end. */
+export interface VariablesMessage {
+  type: "variables";
+  ref: string | null;
+  variables: Variable[] | null;
+  total: number;
+  ms: number | null;
+  busy: boolean;
+}
+/** One page of a table, every cell as text; rows are [index, cell, ...]. */
+export interface DataPage {
+  type: "data_page";
+  ref: string;
+  name: string;
+  type_name: string;
+  total: number;
+  start: number;
+  columns: { name: string; dtype: string }[];
+  column_count: number;
+  index_name: string | null;
+  rows: string[][];
+  sort: number | null;
+  ascending: boolean;
+  ms: number;
+}
 /** The notebook cannot be opened; the socket closes after it. */
 export interface Fatal {
   type: "fatal";
@@ -767,10 +823,12 @@ export type ServerMessage =
   | CommEvent
   | CommDone
   | CommInfoReply
+  | VariablesMessage
+  | DataPage
   | Fatal;
 
 /** Replies that answer a request by its `ref`. */
-export type ReplyMessage = CompleteReply | InspectReply | CommInfoReply | Pong | ErrorMessage;
+export type ReplyMessage = CompleteReply | InspectReply | CommInfoReply | VariablesMessage | DataPage | Pong | ErrorMessage;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

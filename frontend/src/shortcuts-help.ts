@@ -47,6 +47,9 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Toolbar", keys: "Run ▾", action: "Run all above the selected cell / the selected cell and all below / all; restart the kernel and run all (no keys, as in JupyterLab)" },
   { mode: "Command", keys: "? / h", action: "Show or hide this panel (also the ? button on the toolbar)" },
   { mode: "Any", keys: "Ctrl+Shift+K", action: "Show or hide the table of contents (also the Outline button on the toolbar)" },
+  { mode: "Data viewer", keys: "Page Down / Page Up", action: "Next / previous page of the table (Variables panel: click a DataFrame's name)" },
+  { mode: "Data viewer", keys: "Home / End", action: "First / last page" },
+  { mode: "Data viewer", keys: "Esc", action: "Close the data viewer (in the Variables panel: close the panel)" },
 ];
 
 export class ShortcutsHelp {

@@ -20,6 +20,7 @@ import "./search.test";
 import "./selection.test";
 import "./runs.test";
 import "./source-sync.test";
+import "./variables.test";
 import "./widgets.test";
 import "./outline.test";
 import "./markdown-files.test";

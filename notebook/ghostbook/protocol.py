@@ -370,6 +370,30 @@ class CommInfoRequest(_Message):
     target_name: str | None = Field(default=None, max_length=200)
 
 
+class GetVariables(_Message):
+    """The kernel's names for the Variables panel, answered by `variables`; `watch`: this tab also gets a
+    fresh `variables` (ref null) after each run, until `unwatch_variables` (the panel closed)."""
+
+    type: Literal["get_variables"]
+    watch: bool = True
+
+
+class UnwatchVariables(_Message):
+    type: Literal["unwatch_variables"]
+
+
+class GetDataPage(_Message):
+    """Rows [start, start + count) of the table `name` (a DataFrame, Series or 1-D/2-D array in the kernel),
+    sorted in the kernel by column number `sort` (-1: the index; null: as it is); answered by `data_page`."""
+
+    type: Literal["get_data_page"]
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    start: int = Field(default=0, ge=0)
+    count: int = Field(default=50, ge=1, le=500)
+    sort: int | None = Field(default=None, ge=-1)
+    ascending: bool = True
+
+
 class Ping(_Message):
     type: Literal["ping"]
 
@@ -418,6 +442,9 @@ ClientMessage = Annotated[
     | CommMsg
     | CommClose
     | CommInfoRequest
+    | GetVariables
+    | UnwatchVariables
+    | GetDataPage
     | Ping,
     Field(discriminator="type"),
 ]
@@ -535,6 +562,14 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #                 for the session's own: an Output widget's captured outputs; a tab's comm_close to the others)
 # comm_done     {type, msg_id}   (the kernel handled the tab's comm message msg_id: ipywidgets' throttle)
 # comm_info_reply {type, ref, comms: {comm_id: {target_name}}}
+# variables     {type, ref, variables: [Variable] | null, total, ms: float | null, busy: bool}
+#                 Variable {name, type, shape: [int] | null, length: int | null, size: int | null (bytes),
+#                 value: str (short, one line), viewer: bool (get_data_page can page it)}
+#                 (the answer to get_variables, and, with ref null, to a watching tab after each run or a
+#                 restart; variables null and busy true: a cell is running, the list follows its end;
+#                 total: how many names, of which at most 5000 are listed; ms: the kernel's own time)
+# data_page     {type, ref, name, type_name, total, start, columns: [{name, dtype}], column_count,
+#                 index_name: str | null, rows: [[index, cell, ...]] (text), sort, ascending, ms}
 
 
 def json_dumps(message: dict[str, Any]) -> str:

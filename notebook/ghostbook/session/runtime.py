@@ -24,6 +24,7 @@ from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
 from ghostbook.session.state import NotebookData
+from ghostbook.session.variables import KernelVariables
 
 if TYPE_CHECKING:
     from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
@@ -85,6 +86,8 @@ class NotebookSession:
         self._editing: EditService | None = None  # created at the first edit or settings message
         self._namespace: KernelNamespace | None = None
         self.installer = PackageInstaller(self.broadcast)  # missing packages, one click
+        self.variables = KernelVariables(self._silent_runner, self._send_to,  # the Variables panel
+                                         lambda: self.data.running is not None or bool(self.data.queue))
 
     # ---- lifecycle ------------------------------------------------------------------------------
 
@@ -99,6 +102,7 @@ class NotebookSession:
         self._throttle.cancel()
         self._widget_throttle.cancel()
         await self.installer.close()
+        await self.variables.close()
         if self._completion is not None:
             await self._completion.close()
         if self._editing is not None:
@@ -129,6 +133,7 @@ class NotebookSession:
 
     def remove_client(self, client_id: str) -> None:
         self.clients.pop(client_id, None)
+        self.variables.forget(client_id)
         if self._editing is not None:
             self._editing.cancel(client_id)  # its review is gone with it; the cell was never changed
 
@@ -155,6 +160,8 @@ class NotebookSession:
                 await self.editing.handle(client.id, message)
             case p.CommInfoRequest():
                 await self._comm_info(client, message)
+            case p.GetVariables() | p.UnwatchVariables() | p.GetDataPage():  # a sort may take seconds: the
+                self._spawn(self.variables.handle(client.id, message))  # tab's other messages go on meanwhile
             case p.InstallPackage():
                 self.installer.install(message.ref, message.cell_id, message.package,
                                        lambda reply: self._reply(client, reply), self._after_install)
@@ -178,6 +185,7 @@ class NotebookSession:
         if not self.closed:
             ran = self.data.msg_cells.get(event.msg_id) if isinstance(event, ExecutionFinished) else None
             self.apply(FromKernel(event))
+            self.variables.kernel_event(event)  # after apply: the next queued cell, if any, has been sent
             if self._namespace is not None:  # keep the completion context's namespace summary fresh
                 if isinstance(event, ExecutionFinished) and event.status in ("ok", "error"):
                     self._spawn(self._after_execution(ran))
