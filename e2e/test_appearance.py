@@ -91,10 +91,12 @@ def test_system_follows_a_dark_colour_scheme(server: Server, page: Page) -> None
     expect(svg).to_be_visible(timeout=20_000)
     assert background(svg) == PLOTLY_DARK
     expect(chart(page).locator("html")).to_have_attribute("data-theme", "dark")
-    # the system switches to light: the page follows at once
+    # the system switches to light: the page, its editors and its charts follow at once
     page.emulate_media(color_scheme="light")
     assert background(page.locator("body")) == LIGHT_BG
     assert brightness(background(editor(page))) > 200
+    expect(chart(page).locator("html")).to_have_attribute("data-theme", "light")
+    expect(chart(page).locator("svg.main-svg").first).to_have_css("background-color", LIGHT_BG, timeout=20_000)
     assert cursor_color(page) == "rgb(0, 0, 0)"  # CodeMirror's light flag again
     assert page.js_errors == []  # type: ignore[attr-defined]
 

@@ -4,7 +4,7 @@
 // renderer scripts. The frame reports its content's height by postMessage (as VS Code's notebook
 // webview does); this page believes only a number, and only from that frame's own window.
 
-import { currentTheme, type Theme } from "../appearance/appearance";
+import { currentTheme, onThemeChange, type Theme } from "../appearance/appearance";
 
 /** Where the renderer bundles and the frame runtime live (served without the token: the frame has no cookie). */
 export const FRAMES_PATH = "/static/build/frames/";
@@ -37,6 +37,7 @@ export interface FrameOptions {
 
 interface Entry {
   frame: HTMLIFrameElement;
+  options: FrameOptions;
   onMessage?: (message: unknown) => void;
 }
 
@@ -56,7 +57,7 @@ export function outputFrame(options: FrameOptions): HTMLIFrameElement {
   frame.title = options.title;
   frame.style.height = `${Math.max(0, Math.min(options.initialHeight ?? 0, MAX_FRAME_HEIGHT))}px`;
   frame.srcdoc = frameDocument(location.origin, options);
-  live.add({ frame, onMessage: options.onMessage });
+  live.add({ frame, options, onMessage: options.onMessage });
   listen();
   return frame;
 }
@@ -125,6 +126,13 @@ function listen(): void {
   if (listening) return;
   listening = true;
   window.addEventListener("message", onMessage);
+  // The theme changed: draw the frames again in it (a chart's own state, zoom or hover, starts over).
+  onThemeChange((theme) => {
+    for (const entry of live) {
+      if (!entry.frame.isConnected || entry.options.theme) continue;
+      entry.frame.srcdoc = frameDocument(location.origin, { ...entry.options, theme });
+    }
+  });
 }
 
 function onMessage(event: MessageEvent): void {
