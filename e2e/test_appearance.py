@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from .helpers import Server, cells, open_notebook
@@ -101,41 +102,28 @@ def test_system_follows_a_dark_colour_scheme(server: Server, page: Page) -> None
     assert page.js_errors == []  # type: ignore[attr-defined]
 
 
-def test_the_light_setting_wins_over_a_dark_system_and_is_kept(server: Server, page: Page) -> None:
-    page.emulate_media(color_scheme="dark")
+@pytest.mark.parametrize(("system", "setting"), [("dark", "light"), ("light", "dark")])
+def test_the_setting_wins_over_the_system_and_is_kept(server: Server, page: Page, system: str, setting: str) -> None:
+    page_bg, chart_bg = (DARK_BG, PLOTLY_DARK) if setting == "dark" else (LIGHT_BG, LIGHT_BG)
+    page.emulate_media(color_scheme="dark" if system == "dark" else "light")
     write_charted_notebook(server)
     open_notebook(page, server.url("/notebooks/themed.ipynb"))
-    assert background(page.locator("body")) == DARK_BG
-    set_appearance(page, theme="light")
-    expect(page.locator("html")).to_have_attribute("data-theme", "light")
-    assert background(page.locator("body")) == LIGHT_BG
-    assert brightness(background(editor(page))) > 200
+    assert background(page.locator("body")) == (DARK_BG if system == "dark" else LIGHT_BG)
+    set_appearance(page, theme=setting)
+    expect(page.locator("html")).to_have_attribute("data-theme", setting)
+    assert background(page.locator("body")) == page_bg
+    assert (brightness(background(editor(page))) < 60) == (setting == "dark")
+    # the page arrives in it, before any script: the server wrote the setting onto <html>
+    html = page.request.get(server.url("/notebooks/themed.ipynb")).text()
+    assert f'<html data-theme="{setting}"' in html
     page.reload()
     expect(page.get_by_test_id("notebook")).to_have_attribute("data-loaded", "true")
-    assert background(page.locator("body")) == LIGHT_BG
+    assert background(page.locator("body")) == page_bg
     svg = chart(page).locator("svg.main-svg").first
     expect(svg).to_be_visible(timeout=20_000)
-    assert background(svg) == LIGHT_BG  # plotly's own light template
+    assert background(svg) == chart_bg  # plotly_dark's colours, or plotly's own light template
     page.goto(server.url("/"))  # the file browser reads it too
-    assert background(page.locator("body")) == LIGHT_BG
-
-
-def test_the_dark_setting_wins_over_a_light_system(server: Server, page: Page) -> None:
-    page.emulate_media(color_scheme="light")
-    write_charted_notebook(server)
-    open_notebook(page, server.url("/notebooks/themed.ipynb"))
-    assert background(page.locator("body")) == LIGHT_BG
-    set_appearance(page, theme="dark")
-    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
-    assert background(page.locator("body")) == DARK_BG
-    assert brightness(background(editor(page))) < 60
-    # the page arrives dark, before any script: the server wrote the setting onto <html>
-    html = page.request.get(server.url("/notebooks/themed.ipynb")).text()
-    assert '<html data-theme="dark"' in html
-    page.reload()
-    expect(page.get_by_test_id("notebook")).to_have_attribute("data-loaded", "true")
-    assert background(page.locator("body")) == DARK_BG
-    assert background(chart(page).locator("svg.main-svg").first) == PLOTLY_DARK
+    assert background(page.locator("body")) == page_bg
 
 
 def test_the_editor_font_size_applies_live_and_survives_a_reload(server: Server, page: Page) -> None:
