@@ -113,7 +113,7 @@ class SettingsPanel {
   private readonly modelStatus = el("div", { class: "model-status", testid: "model-status", role: "status" });
   private readonly stats = el("div", { class: "completion-stats", testid: "completion-stats" });
   private readonly telemetry: TelemetrySection;
-  private readonly appearance = new AppearanceSection();
+  private readonly appearance = new AppearanceSection(field);
   private dirty = false;
 
   constructor(private readonly store: CompletionStore) {

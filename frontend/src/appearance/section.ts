@@ -4,41 +4,26 @@
 import { el } from "../dom";
 import { type Appearance, currentAppearance, FONT_SIZE_RANGE, saveAppearance, type ThemeSetting } from "./appearance";
 
-function row(label: string, input: HTMLElement, hint: string): HTMLElement {
-  return el(
-    "label",
-    { class: "settings-field" },
-    el("span", { class: "settings-label" }, label),
-    input,
-    el("span", { class: "settings-hint" }, hint),
-  );
-}
+/** How the settings panel lays out a labelled input with its hint. */
+export type Field = (label: string, input: HTMLElement, hint: string) => HTMLElement;
+
+const THEMES: [ThemeSetting, string][] = [["system", "System"], ["light", "Light"], ["dark", "Dark"]];
 
 export class AppearanceSection {
   readonly element: HTMLElement;
-  private readonly theme = el(
-    "select",
-    { testid: "setting-theme" },
-    el("option", { value: "system" }, "System"),
-    el("option", { value: "light" }, "Light"),
-    el("option", { value: "dark" }, "Dark"),
-  );
-  private readonly fontSize = el("input", {
-    type: "number",
-    testid: "setting-editor-font-size",
-    min: String(FONT_SIZE_RANGE[0]),
-    max: String(FONT_SIZE_RANGE[1]),
-    step: "1",
-  });
+  private readonly theme = el("select", { testid: "setting-theme" },
+    ...THEMES.map(([value, label]) => el("option", { value }, label)));
+  private readonly fontSize = el("input", { type: "number", testid: "setting-editor-font-size", step: "1",
+    min: String(FONT_SIZE_RANGE[0]), max: String(FONT_SIZE_RANGE[1]) });
   private readonly error = el("div", { class: "settings-error", testid: "appearance-error", role: "alert" });
 
-  constructor() {
+  constructor(field: Field) {
     this.element = el(
       "div",
       { class: "appearance-section", testid: "appearance-section" },
       el("h3", {}, "Appearance"),
-      row("Theme", this.theme, "System follows the operating system's light or dark mode"),
-      row("Editor font size (px)", this.fontSize, `code and Markdown editors, ${FONT_SIZE_RANGE[0]}–${FONT_SIZE_RANGE[1]}`),
+      field("Theme", this.theme, "System follows the operating system's light or dark mode"),
+      field("Editor font size (px)", this.fontSize, `code and Markdown editors, ${FONT_SIZE_RANGE[0]}–${FONT_SIZE_RANGE[1]}`),
       this.error,
     );
     this.error.hidden = true;
