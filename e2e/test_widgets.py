@@ -359,3 +359,33 @@ w.VBox([
     expect(output(cells(page).nth(1))).to_have_text("'pear'", timeout=KERNEL_TIMEOUT)
     shot(page, "controls")
     assert page.js_errors == []  # type: ignore[attr-defined]
+
+
+def test_a_second_tab_draws_a_live_interact_without_console_errors(server: Server, context: BrowserContext) -> None:
+    """Issue 37.9: a tab that opens a notebook with a live interact (a VBox of a slider and an Output) drew
+    it, but logged "Could not add child view to box" and "Cannot read properties of null (reading
+    'widgets')": the box's first view, drawn before the snapshot, was removed while its children were
+    still being made."""
+    source = ("from ipywidgets import interact\n"
+              "@interact(k=(1, 25))\n"
+              "def neighbours(k=5):\n"
+              "    print(f'{k} neighbours')")
+    write_notebook(server.root / "tour.ipynb", [("code", source)])
+    url = server.url("/notebooks/tour.ipynb")
+    a, b = context.new_page(), context.new_page()
+    logged: dict[str, list[str]] = {"a": [], "b": []}
+    for name, tab in (("a", a), ("b", b)):
+        tab.on("console", lambda msg, name=name: logged[name].append(msg.text) if msg.type == "error" else None)
+        tab.on("pageerror", lambda exc, name=name: logged[name].append(str(exc)))
+    open_notebook(a, url)
+    wait_idle(a)
+    run_cell(cells(a).nth(0))
+    expect(widget(cells(a).nth(0)).get_by_test_id("widget-output")).to_have_text("5 neighbours", timeout=KERNEL_TIMEOUT)
+    for _ in range(3):  # the second tab, opened (and reopened) while the slider lives
+        open_notebook(b, url)
+        expect(readout(cells(b).nth(0))).to_have_text("5")
+        expect(widget(cells(b).nth(0)).get_by_test_id("widget-output")).to_have_text("5 neighbours")
+        b.wait_for_timeout(500)  # a late child view would log now
+    nudge(b, cells(b).nth(0), "ArrowRight")
+    expect(widget(cells(a).nth(0)).get_by_test_id("widget-output")).to_have_text("6 neighbours", timeout=KERNEL_TIMEOUT)
+    assert logged == {"a": [], "b": []}

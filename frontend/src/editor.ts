@@ -27,6 +27,7 @@ import {
   Transaction,
 } from "@codemirror/state";
 import { drawSelection, dropCursor, EditorView, keymap, type KeyBinding } from "@codemirror/view";
+import { editorAppearance } from "./appearance/editor-theme";
 import type { Connection } from "./connection";
 import { markdownLists } from "./markdown-lists";
 import type { CellType } from "./protocol";
@@ -92,7 +93,6 @@ function indentOrInsertSpaces(view: EditorView): boolean {
 }
 
 const baseTheme = EditorView.theme({
-  "&": { fontSize: "14px" },
   ".cm-content": { fontFamily: "var(--mono)", padding: "6px 0" },
   ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.45" },
   "&.cm-focused": { outline: "none" },
@@ -124,6 +124,7 @@ export class CellEditor {
       this.language.of(languageFor(type)),
       this.readOnly.of(EditorState.readOnly.of(false)),
       baseTheme,
+      editorAppearance(),
       Prec.high(keymap.of(handlers.keys)),
       keymap.of([
         { key: "Tab", run: indentOrInsertSpaces },

@@ -9,6 +9,7 @@
 // catalogue's chat models; `openEditModelSettings` opens the panel there (Ctrl+K with none chosen).
 
 import "./ghost-text/ghost-text.css";
+import { AppearanceSection } from "./appearance/section";
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
 import { bytesText, modelStatusText, statsText } from "./ghost-text/labels";
@@ -112,6 +113,7 @@ class SettingsPanel {
   private readonly modelStatus = el("div", { class: "model-status", testid: "model-status", role: "status" });
   private readonly stats = el("div", { class: "completion-stats", testid: "completion-stats" });
   private readonly telemetry: TelemetrySection;
+  private readonly appearance = new AppearanceSection(field);
   private dirty = false;
 
   constructor(private readonly store: CompletionStore) {
@@ -174,6 +176,7 @@ class SettingsPanel {
       this.telemetry.element,
       el("h3", {}, "Notebook"),
       field("Ask before restarting", this.askRestart, "Restart and Restart & clear ask first (this browser)"),
+      this.appearance.element,
     );
     this.askRestart.addEventListener("change", () => setAskBeforeRestart(this.askRestart.checked));
     this.panel.addEventListener("keydown", (event) => {
@@ -210,6 +213,7 @@ class SettingsPanel {
     this.dirty = false;
     this.fill(this.store.settings);
     this.askRestart.checked = askBeforeRestart();
+    this.appearance.refresh();
     this.panel.hidden = false;
     this.store.refresh();
     this.askCatalogue();

@@ -20,6 +20,12 @@ export interface TelemetryChart {
 
 const RATE = "#6f42c1"; // styles.css --accent
 const LATENCY = "#bc4c00";
+
+/** Axis text and grid in the theme in effect (a canvas cannot read the page's CSS colours). */
+function axisInk(dark: boolean): { stroke: string; grid: { stroke: string; width: number }; ticks: { stroke: string; width: number } } {
+  const line = dark ? "#30363d" : "#d0d7de"; // styles.css --border
+  return { stroke: dark ? "#8d96a0" : "#656d76", grid: { stroke: line, width: 1 }, ticks: { stroke: line, width: 1 } };
+}
 const HALF_DAY = 43200;
 
 function data(days: ChartDay[]): uPlot.AlignedData {
@@ -31,7 +37,8 @@ function data(days: ChartDay[]): uPlot.AlignedData {
   ];
 }
 
-function options(width: number, height: number): uPlot.Options {
+function options(width: number, height: number, dark: boolean): uPlot.Options {
+  const ink = axisInk(dark);
   const ms = (v: number | null) => (v === null ? "–" : `${Math.round(v)} ms`);
   const bars = uPlot.paths.bars?.({ size: [0.6, 24] });
   return {
@@ -59,9 +66,10 @@ function options(width: number, height: number): uPlot.Options {
       { label: "p95", scale: "ms", stroke: LATENCY, width: 1, dash: [4, 4], value: (_u, v) => ms(v) },
     ],
     axes: [
-      { values: "{M}/{D}", space: 40, font: "11px system-ui" },
-      { scale: "rate", values: (_u, ticks) => ticks.map((t) => `${t}%`), size: 44, font: "11px system-ui" },
+      { values: "{M}/{D}", space: 40, font: "11px system-ui", ...ink },
+      { scale: "rate", values: (_u, ticks) => ticks.map((t) => `${t}%`), size: 44, font: "11px system-ui", ...ink },
       {
+        ...ink,
         scale: "ms",
         side: 1,
         grid: { show: false },
@@ -76,9 +84,9 @@ function options(width: number, height: number): uPlot.Options {
   };
 }
 
-/** Draw `days` into `host`, `width` px wide. */
-export function createChart(host: HTMLElement, days: ChartDay[], width: number, height = 170): TelemetryChart {
-  const plot = new uPlot(options(width, height), data(days), host);
+/** Draw `days` into `host`, `width` px wide, its axes for a `dark` page or a light one. */
+export function createChart(host: HTMLElement, days: ChartDay[], width: number, dark = false, height = 170): TelemetryChart {
+  const plot = new uPlot(options(width, height, dark), data(days), host);
   return {
     update: (next) => plot.setData(data(next)),
     destroy: () => plot.destroy(),

@@ -3,6 +3,7 @@
 // on first use), a table per kind and per model, filters by kind and model, and Reset (asks first). The
 // events stay on the server's machine (notebook/ghostbook/completion/telemetry.py); nothing is sent anywhere.
 
+import { currentTheme, onThemeChange } from "./appearance/appearance";
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
 import { KIND_NAMES, rateText, tallyText } from "./ghost-text/labels";
@@ -72,6 +73,12 @@ export class TelemetrySection {
     this.error.hidden = true;
     this.kind.addEventListener("change", () => this.refresh());
     this.model.addEventListener("change", () => this.refresh());
+    onThemeChange(() => {
+      if (!this.chart) return;
+      this.chart.destroy(); // drawn again with the theme's axis colours
+      this.chart = null;
+      this.refresh();
+    });
     connection.addListener((message) => {
       if (message.type === "telemetry" && message.ref === this.ref) void this.render(message);
     });
@@ -137,7 +144,7 @@ export class TelemetrySection {
       if (this.chart) this.chart.update(message.days);
       else {
         this.chartHost.replaceChildren();
-        this.chart = createChart(this.chartHost, message.days, this.chartHost.clientWidth || 410);
+        this.chart = createChart(this.chartHost, message.days, this.chartHost.clientWidth || 410, currentTheme() === "dark");
       }
       this.chartHost.dataset.days = String(message.days.length);
     } catch {

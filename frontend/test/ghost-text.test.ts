@@ -70,16 +70,33 @@ test("typed-through: matching keystrokes consume the suggestion", () => {
 test("accept word: up to the end of the next word or run of symbols", () => {
   assert.equal(nextWord("foo bar"), "foo");
   assert.equal(nextWord(" bar baz"), " bar");
-  assert.equal(nextWord("(x, y)"), "(");
+  assert.equal(nextWord("(x, y)"), "(x");
   assert.equal(nextWord(", y)"), ",");
   assert.equal(nextWord("df.groupby('a')"), "df");
-  assert.equal(nextWord(".groupby('a')"), ".");
+  assert.equal(nextWord(".groupby('a')"), ".groupby");
+  // quotes and brackets go with the word after them, and their closers with it (issue 37.9)
+  assert.equal(nextWord("'key']"), "'key'");
+  assert.equal(nextWord("]"), "]");
+  assert.equal(nextWord('df["col"]'), "df");
+  assert.equal(nextWord('["col"].sum()'), '["col"]');
+  assert.equal(nextWord(".method("), ".method");
+  assert.equal(nextWord("("), "(");
+  assert.equal(nextWord("  x = 1"), "  x");
+  assert.equal(nextWord(" = 1"), " =");
+  assert.equal(nextWord(" 1"), " 1");
+  assert.equal(nextWord("'key"), "'key");
+  assert.equal(nextWord("(x)"), "(x)");
+  assert.equal(nextWord('"""doc""" x'), '"""doc"""');
+  assert.equal(nextWord("('a', 'b')"), "('a'");
+  assert.equal(nextWord("): "), "):");
+  assert.equal(nextWord("   "), "   ");
+  assert.equal(nextWord("'café'"), "'café'");
   assert.equal(nextWord("\n    return x"), "\n    ");
   assert.equal(nextWord("  \n  y"), "  \n  ");
   assert.equal(nextWord("naïve_name = 1"), "naïve_name");
   assert.equal(nextWord("x"), "x");
   // repeated acceptance walks the whole text
-  let rest = "total += value * 2\nprint(total)";
+  let rest = "total += value * 2\nprint(df['a'], [x]) # ok";
   let taken = "";
   while (rest) {
     const chunk = nextWord(rest);
@@ -87,7 +104,7 @@ test("accept word: up to the end of the next word or run of symbols", () => {
     taken += chunk;
     rest = rest.slice(chunk.length);
   }
-  assert.equal(taken, "total += value * 2\nprint(total)");
+  assert.equal(taken, "total += value * 2\nprint(df['a'], [x]) # ok");
 });
 
 test("accept line: the rest of this line, then each next line with its break", () => {

@@ -10,6 +10,7 @@ import { attachmentUrl } from "../src/markdown";
 import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
+import "./appearance.test";
 import "./editing.test";
 import "./install.test";
 import "./math.test";

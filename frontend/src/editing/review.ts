@@ -11,6 +11,7 @@ import { defaultHighlightStyle, indentUnit, syntaxHighlighting } from "@codemirr
 import { getChunks, getOriginalDoc, originalDocChangeEffect, unifiedMergeView } from "@codemirror/merge";
 import { Annotation, type ChangeSet, EditorState, Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
+import { editorAppearance } from "../appearance/editor-theme";
 import { button, el } from "../dom";
 import { changesBetween } from "./text";
 
@@ -37,7 +38,6 @@ export interface ReviewStatus {
 }
 
 const theme = EditorView.theme({
-  "&": { fontSize: "14px" },
   ".cm-content": { fontFamily: "var(--mono)", padding: "6px 0" },
   ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.45" },
   "&.cm-focused": { outline: "none" },
@@ -190,6 +190,7 @@ export class ReviewView {
         indentUnit.of("    "),
         EditorState.tabSize.of(4),
         theme,
+        editorAppearance(),
         Prec.highest(
           keymap.of([
             { key: "Mod-Enter", run: () => (this.handlers.accept(), true) },

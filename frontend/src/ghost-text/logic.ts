@@ -75,11 +75,28 @@ export function typesThrough(ghost: string, input: string): boolean {
   return input.length > 0 && ghost.startsWith(input);
 }
 
-/** The part of `ghost` that Ctrl+→ accepts: blanks up to the next word (or run of punctuation),
- * then that word; at a line break, the break and the next line's indentation. */
+/** Closing characters of the openers a word may start with. */
+const CLOSER: Record<string, string> = { "(": ")", "[": "]", "{": "}", "'": "'", '"': '"' };
+
+/** The part of `ghost` that Ctrl+→ accepts: a word as code has them. Blanks, then any punctuation, then an
+ * identifier or number, then the closers of the openers it began with (innermost first): `'key'` of
+ * `'key']`, `["col"]` of `["col"].sum()`, `.method` of `.method(`, `  x` of `  x = 1`. Quotes and brackets
+ * go with the word that follows them (VS Code's accept-next-word takes a lone `'`; issue 37.9). A run
+ * of punctuation with no word after it (`]`, `):`, ` ==`) is a word of its own; at a line break, the break
+ * and the next line's indentation. */
 export function nextWord(ghost: string): string {
-  const match = /^[ \t]*(?:[\p{L}\p{N}_]+|[^\p{L}\p{N}_\s]+)/u.exec(ghost) ?? /^[ \t]*\r?\n[ \t]*/.exec(ghost);
-  return match ? match[0] : ghost;
+  const [whole, , prefix, core] = /^([ \t]*)([^\p{L}\p{N}_\s]*)([\p{L}\p{N}_]*)/u.exec(ghost) ?? ["", "", "", ""];
+  if (!core) {
+    if (prefix) return whole;
+    return /^[ \t]*\r?\n[ \t]*/.exec(ghost)?.[0] ?? ghost;
+  }
+  let end = whole.length;
+  for (const opener of [...prefix].reverse()) {
+    const closer = CLOSER[opener];
+    if (!closer || ghost[end] !== closer) break;
+    end += 1;
+  }
+  return ghost.slice(0, end);
 }
 
 /** The part of `ghost` that the accept-line key takes: the rest of the current line (without its

@@ -4,6 +4,8 @@
 // renderer scripts. The frame reports its content's height by postMessage (as VS Code's notebook
 // webview does); this page believes only a number, and only from that frame's own window.
 
+import { currentTheme, onThemeChange, type Theme } from "../appearance/appearance";
+
 /** Where the renderer bundles and the frame runtime live (served without the token: the frame has no cookie). */
 export const FRAMES_PATH = "/static/build/frames/";
 /** BokehJS, served from the bokeh Python package installed next to the server (its inline resources). */
@@ -27,12 +29,15 @@ export interface FrameOptions {
   initialHeight?: number;
   /** Accessible name of the frame. */
   title: string;
+  /** Light or dark (default: the page's theme in effect). */
+  theme?: Theme;
   /** Any other message posted by this frame's window (widgets use this channel); the frame is untrusted. */
   onMessage?: (message: unknown) => void;
 }
 
 interface Entry {
   frame: HTMLIFrameElement;
+  options: FrameOptions;
   onMessage?: (message: unknown) => void;
 }
 
@@ -52,7 +57,7 @@ export function outputFrame(options: FrameOptions): HTMLIFrameElement {
   frame.title = options.title;
   frame.style.height = `${Math.max(0, Math.min(options.initialHeight ?? 0, MAX_FRAME_HEIGHT))}px`;
   frame.srcdoc = frameDocument(location.origin, options);
-  live.add({ frame, onMessage: options.onMessage });
+  live.add({ frame, options, onMessage: options.onMessage });
   listen();
   return frame;
 }
@@ -102,7 +107,9 @@ export function frameDocument(origin: string, options: FrameOptions): string {
     ...(options.bundles ?? []).map((name) => script(`${FRAMES_PATH}${name}.js`)),
     ...(options.scripts ?? []).map((path) => script(`/static/${path}`)),
   ];
-  return `<!doctype html><html><head>${head.join("")}</head><body>${options.body ?? ""}</body></html>`;
+  // The page's theme in effect (appearance): the frame's colours, and the renderers' (runtime `theme()`).
+  const theme = options.theme ?? currentTheme();
+  return `<!doctype html><html data-theme="${theme}"><head>${head.join("")}</head><body>${options.body ?? ""}</body></html>`;
 }
 
 const FRAME_STYLE = [
@@ -110,12 +117,22 @@ const FRAME_STYLE = [
   "body{display:flow-root;overflow-x:auto;color:#1f2328;",
   'font:14px system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif}',
   ".ghostbook-error{color:#cf222e;white-space:pre-wrap;font:13px ui-monospace,monospace;margin:0}",
+  // the same color-scheme as the page, else Chromium paints the frame an opaque white
+  ":root[data-theme=dark]{color-scheme:dark}:root[data-theme=dark] body{color:#e6edf3}",
+  ":root[data-theme=dark] .ghostbook-error{color:#f85149}",
 ].join("");
 
 function listen(): void {
   if (listening) return;
   listening = true;
   window.addEventListener("message", onMessage);
+  // The theme changed: draw the frames again in it (a chart's own state, zoom or hover, starts over).
+  onThemeChange((theme) => {
+    for (const entry of live) {
+      if (!entry.frame.isConnected || entry.options.theme) continue;
+      entry.frame.srcdoc = frameDocument(location.origin, { ...entry.options, theme });
+    }
+  });
 }
 
 function onMessage(event: MessageEvent): void {

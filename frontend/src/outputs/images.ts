@@ -21,5 +21,10 @@ export function renderImage({ mime, value, metadata }: RenderContext): HTMLEleme
     if (typeof width === "number") img.width = width;
     if (typeof height === "number") img.height = height;
   }
+  // matplotlib's `needs_background` (a transparent figure drawn for one background): a light or dark
+  // backdrop under the other theme, as JupyterLab's rendermime renderers.ts (renderImage) does.
+  const own = (typeof size === "object" && size !== null ? size : {}) as { needs_background?: unknown };
+  const needs = own.needs_background ?? metadata.needs_background;
+  if (needs === "light" || needs === "dark") img.classList.add(`needs-${needs}-background`);
   return img;
 }

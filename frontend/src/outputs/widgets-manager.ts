@@ -351,7 +351,7 @@ class PageWidgetManager extends ManagerBase implements WidgetRuntime {
     const entry = this.drawn.get(host);
     if (!entry) return;
     const token = (entry.draw = {});
-    entry.view?.remove();
+    if (entry.view) void removeView(entry.view);
     entry.view = null;
     if (!this.has_model(entry.modelId)) {
       host.replaceChildren(fallbackNote(entry.fallback));
@@ -360,7 +360,7 @@ class PageWidgetManager extends ManagerBase implements WidgetRuntime {
     const model = await this.get_model(entry.modelId);
     const view = (await this.create_view(model, {})) as base.DOMWidgetView;
     if (entry.draw !== token || this.drawn.get(host) !== entry) {
-      view.remove();
+      void removeView(view); // a later draw won
       return;
     }
     entry.view = view;
@@ -387,7 +387,7 @@ class PageWidgetManager extends ManagerBase implements WidgetRuntime {
     for (const [host, entry] of this.drawn) {
       if (host.isConnected) entry.away = 0;
       else if (++entry.away >= 2) {
-        entry.view?.remove();
+        if (entry.view) void removeView(entry.view);
         this.drawn.delete(host);
       }
     }
@@ -396,6 +396,21 @@ class PageWidgetManager extends ManagerBase implements WidgetRuntime {
       this.sweeper = null;
     }
   }
+}
+
+/** Remove `view` once the views of its children (a box's, recursively) are made: a box removed before
+ * then has no layout to put them in, and logs "Could not add child view to box" and "Cannot read
+ * properties of null (reading 'widgets')" (issue 37.9: a second tab drawing a live interact). */
+async function removeView(view: base.WidgetView): Promise<void> {
+  await childrenMade(view);
+  view.remove();
+}
+
+async function childrenMade(view: base.WidgetView): Promise<void> {
+  const children = (view as { children_views?: base.ViewList<base.WidgetView> | null }).children_views;
+  const pending = children?.views ?? [];
+  const made = await Promise.all(pending.map((child) => child.catch(() => null)));
+  await Promise.all(made.map((child) => (child ? childrenMade(child) : undefined)));
 }
 
 /** Lumino attaches only to a host in the document: wait a few frames for the output to be placed. */

@@ -141,13 +141,34 @@ def settings_path() -> Path:
     return Path(base) / "ghostbook" / "settings.json"
 
 
+def read_section(path: Path, name: str) -> dict[str, Any]:
+    """One section of the settings file ({} when absent); raises OSError or ValueError as reading does."""
+    raw = json.loads(path.read_text())
+    section = raw.get(name, {}) if isinstance(raw, dict) else {}
+    return section if isinstance(section, dict) else {}
+
+
+def write_section(path: Path, name: str, section: dict[str, Any]) -> None:
+    """Write one section atomically, keeping the file's other sections (completion, appearance, ...)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        raw = json.loads(path.read_text())
+        if not isinstance(raw, dict):
+            raw = {}
+    except (OSError, ValueError):
+        raw = {}
+    raw[name] = section
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-", suffix=".json")
+    with os.fdopen(fd, "w") as handle:
+        json.dump(raw, handle, indent=2)
+    os.replace(tmp, path)
+
+
 def load(path: Path | None = None) -> CompletionSettings:
     """Read the settings file; a missing or broken file gives the defaults (and a log line)."""
     path = path or settings_path()
     try:
-        raw = json.loads(path.read_text())
-        section = raw.get("completion", {}) if isinstance(raw, dict) else {}
-        return validate(CompletionSettings(), section if isinstance(section, dict) else {})
+        return validate(CompletionSettings(), read_section(path, "completion"))
     except FileNotFoundError:
         return CompletionSettings()
     except (OSError, ValueError) as exc:
@@ -157,19 +178,7 @@ def load(path: Path | None = None) -> CompletionSettings:
 
 def save(settings: CompletionSettings, path: Path | None = None) -> None:
     """Write atomically, keeping any other sections of the file."""
-    path = path or settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        raw = json.loads(path.read_text())
-        if not isinstance(raw, dict):
-            raw = {}
-    except (OSError, ValueError):
-        raw = {}
-    raw["completion"] = settings.to_json()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings-", suffix=".json")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(raw, handle, indent=2)
-    os.replace(tmp, path)
+    write_section(path or settings_path(), "completion", settings.to_json())
 
 
 class SettingsStore:

@@ -10,7 +10,7 @@ from starlette.middleware import Middleware
 
 from ghostbook.documents.contents import Contents
 from ghostbook.session.manager import SessionManager
-from ghostbook.web import contents_routes, markdown_files, output_routes, pages, ws_endpoint
+from ghostbook.web import appearance, contents_routes, markdown_files, output_routes, pages, ws_endpoint
 from ghostbook.web.config import ServerConfig
 from ghostbook.web.security import SecurityMiddleware
 
@@ -34,13 +34,14 @@ def create_app(config: ServerConfig) -> Starlette:
             await sessions.close_all()
 
     app = Starlette(
-        routes=[*pages.routes, *contents_routes.routes, *markdown_files.routes, *output_routes.routes,
-                *ws_endpoint.routes],
+        routes=[*pages.routes, *contents_routes.routes, *appearance.routes, *markdown_files.routes,
+                *output_routes.routes, *ws_endpoint.routes],
         middleware=[Middleware(SecurityMiddleware, config=config)],
         lifespan=lifespan,
     )
     app.state.config = config
     app.state.contents = contents
+    app.state.appearance = appearance.AppearanceStore()
     app.state.sessions = sessions
     app.state.kernels = kernels
     app.state.kernelspecs = list_kernelspecs() if config.gateway is None else []

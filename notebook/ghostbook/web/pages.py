@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+
+from ghostbook.web.appearance import html_attributes
 
 STATIC_DIR = Path(__file__).parent / "static"
 NO_CACHE = {"Cache-Control": "no-cache"}
@@ -19,7 +21,10 @@ async def index(request: Request) -> Response:
     if not (STATIC_DIR / "build" / "main.js").is_file():
         return PlainTextResponse("The frontend is not built: run `make build` (npm ci && npm run build "
                                  "in frontend/).\n", status_code=500)
-    return FileResponse(STATIC_DIR / "index.html", headers=NO_CACHE)
+    # The user's theme and editor font size go onto <html> here, so the first paint has them.
+    page = (STATIC_DIR / "index.html").read_text()
+    attributes = html_attributes(request.app.state.appearance.current)
+    return HTMLResponse(page.replace("<html ", f"<html {attributes} ", 1), headers=NO_CACHE)
 
 
 class NoCacheStaticFiles(StaticFiles):

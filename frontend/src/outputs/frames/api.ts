@@ -10,6 +10,8 @@ export interface FrameRuntime {
   fail(error: unknown): void;
   /** Post a message to the page (it accepts only what the output's renderer expects). */
   post(message: unknown): void;
+  /** The page's theme when the frame was made ("light" or "dark"): renderers pick their colours by it. */
+  theme(): "light" | "dark";
   /** Messages from the page (and only from it). */
   onMessage(handler: (message: unknown) => void): void;
 }

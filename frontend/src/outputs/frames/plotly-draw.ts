@@ -4,6 +4,7 @@
 import type Plotly from "plotly.js-dist-min";
 import type { Config, Data, Frame, Layout } from "plotly.js-dist-min";
 import { frameRuntime } from "./api";
+import { themedLayout } from "./plotly-theme";
 
 interface Figure {
   data?: Data[];
@@ -39,7 +40,7 @@ async function draw(plotly: typeof Plotly): Promise<void> {
   };
   await plotly.newPlot(plot, {
     data: figure.data ?? [],
-    layout: figure.layout ?? {},
+    layout: themedLayout(figure.layout ?? {}, runtime.theme()) as Partial<Layout>,
     frames: figure.frames,
     config: config as Partial<Config>,
   });

@@ -38,6 +38,7 @@ const runtime: FrameRuntime = {
   root: () => bodyReady,
   fail,
   post,
+  theme: () => (document.documentElement.dataset.theme === "dark" ? "dark" : "light"),
   onMessage: (handler) => void handlers.push(handler),
 };
 window.ghostbook = runtime;

@@ -13,13 +13,18 @@ declare global {
     vegaEmbed?: unknown;
   }
 }
+/** vega-themes' "dark" under the page's dark theme (an output's own `theme` option still wins). */
+function darkTheme(): { theme?: "dark" } {
+  return frameRuntime().theme() === "dark" ? { theme: "dark" } : {};
+}
+
 // Globals for HTML outputs (altair's template looks for `vegaEmbed` once it thinks it has loaded it).
 // Their actions menu is dropped too: its export, source and editor links cannot leave the sandbox.
 window.vega = vega;
 window.vegaLite = vegaLite;
 window.vegaEmbed = Object.assign(
   (el: HTMLElement | string, spec: unknown, options: Record<string, unknown> = {}) =>
-    vegaEmbed(el, spec as never, { ...options, actions: false }),
+    vegaEmbed(el, spec as never, { ...darkTheme(), ...options, actions: false }),
   vegaEmbed,
 );
 
@@ -38,7 +43,7 @@ async function draw(): Promise<void> {
   const chart = document.createElement("div");
   chart.className = "vega-output";
   root.append(chart);
-  await vegaEmbed(chart, spec as never, { renderer: "svg", ...value.options, mode: value.mode, actions: false });
+  await vegaEmbed(chart, spec as never, { renderer: "svg", ...darkTheme(), ...value.options, mode: value.mode, actions: false });
 }
 
 draw().catch((error: unknown) => frameRuntime().fail(error));
