@@ -1,0 +1,83 @@
+"""Make plotly and vega outputs draw in an exported HTML file with no network.
+
+nbconvert's JupyterLab template draws neither (JupyterLab renders them with extensions that the export
+does not carry), and the HTML that plotly or altair put next to them loads the library from a CDN. Here
+each such output becomes a `text/html` output that draws the figure with the library Ghostbook itself
+ships (its output-frame bundles, `web/static/build/frames/`), inlined once in the page."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+from nbconvert.preprocessors import Preprocessor
+
+FRAMES = Path(__file__).resolve().parent.parent / "web" / "static" / "build" / "frames"
+PLOTLY = "application/vnd.plotly.v1+json"
+VEGA = re.compile(r"^application/vnd\.(vega|vegalite)\.v\d+\+json$")
+
+# The bundles are written for a sandboxed output frame and ask it for their data: this stand-in gives
+# them none, so they only define their globals (Plotly; vega, vegaLite, vegaEmbed).
+FRAME_STUB = ("window.ghostbook={data:function(){return null},root:function(){return Promise.resolve("
+              "document.body)},fail:function(e){console.error(e)},post:function(){},onMessage:function(){}};")
+
+DRAW = {
+    "plotly": ("var f={spec};Plotly.newPlot(el,f.data||[],f.layout||{{}},Object.assign({{responsive:true,"
+               "displaylogo:false}},f.config||{{}}));"),
+    "vega": "vegaEmbed(el,{spec},{{renderer:'svg',mode:{mode},actions:false}});",
+}
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe inside a <script> element (no `</script>`, no `<!--`)."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def inline_script(source: str) -> str:
+    return "<script>" + source.replace("</script", "<\\/script") + "</script>"
+
+
+class OfflineRenderers(Preprocessor):  # type: ignore[misc]
+    """Replace each plotly or vega output by HTML that draws it; the first one also carries the library."""
+
+    def __init__(self, frames: Path = FRAMES, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.frames = frames
+        self.inlined: set[str] = set()
+        self.missing: set[str] = set()
+
+    def preprocess_cell(self, cell: Any, resources: Any, index: int) -> tuple[Any, Any]:
+        for output in cell.get("outputs", []):
+            data = output.get("data") or {}
+            if PLOTLY in data:
+                self._replace(data, "plotly", DRAW["plotly"].format(spec=script_json(data[PLOTLY])))
+                continue
+            mime = next((m for m in data if VEGA.match(m)), None)
+            if mime is not None:
+                mode = "vega-lite" if "vegalite" in mime else "vega"
+                self._replace(data, "vega", DRAW["vega"].format(spec=script_json(data[mime]), mode=repr(mode)))
+        return cell, resources
+
+    def _replace(self, data: dict[str, Any], library: str, draw: str) -> None:
+        code = self._library(library)
+        if code is None:
+            return  # not built: the output keeps what it had (its text or its image, if any)
+        div_id = f"gb-{library}-{uuid.uuid4().hex[:12]}"
+        data["text/html"] = (f'{code}<div id="{div_id}" class="ghostbook-{library}"></div>'
+                             + inline_script(f"(function(){{var el=document.getElementById('{div_id}');{draw}}})();"))
+
+    def _library(self, library: str) -> str | None:
+        """The library's script the first time it is asked for, "" after, None if it is not built."""
+        if library in self.inlined:
+            return ""
+        path = self.frames / f"{library}.js"
+        try:
+            code = path.read_text(encoding="utf-8")
+        except OSError:
+            self.missing.add(library)
+            return None
+        self.inlined.add(library)
+        return inline_script(FRAME_STUB) + inline_script(code)
