@@ -63,8 +63,10 @@ class OfflineRenderers(Preprocessor):  # type: ignore[misc]
 
     def _replace(self, data: dict[str, Any], library: str, draw: str) -> None:
         code = self._library(library)
-        if code is None:
-            return  # not built: the output keeps what it had (its text or its image, if any)
+        if code is None:  # not built: the output keeps its own text or image, or says what it is
+            if not any(m.startswith(("text/", "image/")) for m in data):
+                data["text/plain"] = f"[a {library} figure: Ghostbook's frontend is not built, so it cannot be drawn]"
+            return
         div_id = f"gb-{library}-{uuid.uuid4().hex[:12]}"
         data["text/html"] = (f'{code}<div id="{div_id}" class="ghostbook-{library}"></div>'
                              + inline_script(f"(function(){{var el=document.getElementById('{div_id}');{draw}}})();"))

@@ -10,7 +10,7 @@ from starlette.middleware import Middleware
 
 from ghostbook.documents.contents import Contents
 from ghostbook.session.manager import SessionManager
-from ghostbook.web import contents_routes, pages, ws_endpoint
+from ghostbook.web import contents_routes, export_routes, pages, transfer_routes, ws_endpoint
 from ghostbook.web.config import ServerConfig
 from ghostbook.web.security import SecurityMiddleware
 
@@ -34,7 +34,8 @@ def create_app(config: ServerConfig) -> Starlette:
             await sessions.close_all()
 
     app = Starlette(
-        routes=[*pages.routes, *contents_routes.routes, *ws_endpoint.routes],
+        routes=[*pages.routes, *contents_routes.routes, *transfer_routes.routes, *export_routes.routes,
+                *ws_endpoint.routes],
         middleware=[Middleware(SecurityMiddleware, config=config)],
         lifespan=lifespan,
     )

@@ -30,6 +30,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "unset: kernels run on this machine)")
     parser.add_argument("--gateway-token", default=None, metavar="TOKEN",
                         help="the gateway's auth token (default: $JUPYTER_GATEWAY_AUTH_TOKEN)")
+    parser.add_argument("--max-upload-mb", type=float, default=100, metavar="MB",
+                        help="the largest file the file browser accepts (default 100)")
     parser.add_argument("--log-level", default="warning")
     return parser.parse_args(argv)
 
@@ -57,7 +59,8 @@ def main(argv: list[str]) -> int:
         return 2
     port = sock.getsockname()[1]
     config = ServerConfig(root=root, token=args.token or secrets.token_hex(24), host=args.host, port=port,
-                          allow_remote=args.allow_remote, gateway=gateway)
+                          allow_remote=args.allow_remote, gateway=gateway,
+                          max_upload_bytes=int(args.max_upload_mb * 1024 * 1024))
     from ghostbook.web.app import create_app
 
     app = create_app(config)
