@@ -3,7 +3,7 @@
 export interface Entry {
   name: string;
   path: string;
-  type: "directory" | "notebook";
+  type: "directory" | "notebook" | "file";
   size: number | null;
   modified: string | number | null;
 }
@@ -11,6 +11,8 @@ export interface Entry {
 export interface Listing {
   path: string;
   entries: Entry[];
+  /** The largest upload the server accepts, in bytes. */
+  max_upload_bytes?: number;
 }
 
 export class ApiError extends Error {}

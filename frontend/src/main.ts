@@ -5,6 +5,7 @@ import "./escape-command";
 import "./intellisense";
 import "./ghost-text/extension";
 import "./settings-panel";
+import "./export/menu";
 import { FileBrowser } from "./file-browser";
 import { NotebookView } from "./notebook-view";
 
