@@ -33,6 +33,12 @@ def notebook() -> dict:
         nbformat.v4.new_code_cell("fig", outputs=[nbformat.v4.new_output(
             "display_data", {"application/vnd.plotly.v1+json": {"data": [{"type": "bar", "y": [1, 2]}],
                                                                  "layout": {"title": {"text": "</script>"}}}})]),
+        nbformat.v4.new_code_cell("chart", outputs=[nbformat.v4.new_output("display_data", {
+            "application/vnd.vegalite.v5+json": {"mark": "bar", "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
+                                                 "encoding": {"x": {"field": "a", "type": "nominal"},
+                                                              "y": {"field": "b", "type": "quantitative"}}},
+            "text/plain": "alt.Chart(...)"})]),
+        nbformat.v4.new_markdown_cell("Euler: $e^{i\\pi} + 1 = 0$, and a dollar: $5."),
     ]
     return json.loads(nbformat.writes(nb))
 
@@ -69,10 +75,13 @@ def test_html_is_one_offline_file_with_images_inline(tmp_path: Path) -> None:
     assert html.count(f"data:image/png;base64,{PNG}") == 2  # the output and the markdown attachment
     assert html.count("window.Plotly=") == 1 and "Plotly.newPlot(el" in html  # the library once, then the figure
     assert "\\u003c/script\\u003e" in html  # the figure's text cannot close the script
+    no_math = notebook()
+    no_math["cells"].pop()
+    assert "katex" not in export_notebook(no_math, "t.ipynb", "html", frames=frames).body.decode()
 
 
 @pytest.mark.skipif(not (FRAMES / "plotly.js").is_file(), reason="frontend not built")
-def test_html_plotly_draws_offline_in_chromium(tmp_path: Path) -> None:
+def test_html_plotly_and_math_draw_offline_in_chromium(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     page_file = tmp_path / "tour.html"
@@ -86,6 +95,10 @@ def test_html_plotly_draws_offline_in_chromium(tmp_path: Path) -> None:
         page.goto(page_file.as_uri())
         page.locator(".ghostbook-plotly .main-svg").first.wait_for(timeout=20_000)
         assert page.locator(".ghostbook-plotly .bars path").count() == 2
+        page.locator(".ghostbook-vega svg .mark-rect path").first.wait_for(timeout=20_000)
+        assert page.locator(".ghostbook-vega svg .mark-rect path").count() == 2  # vega-lite's two bars
+        assert page.locator(".jp-RenderedMarkdown .katex").count() == 1  # KaTeX, inlined with its fonts
+        assert "a dollar: $5." in page.locator(".jp-RenderedMarkdown").last.inner_text()
         browser.close()
     assert errors == []
 

@@ -11,7 +11,7 @@ import nbformat
 from nbformat.v4.rwbase import rejoin_lines
 
 from ghostbook.documents.ipynb_file import notebook_to_json
-from ghostbook.export.offline import FRAMES, OfflineRenderers
+from ghostbook.export.offline import FRAMES, MATH, OfflineRenderers, has_math, math_head
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -35,7 +35,7 @@ class Exported:
     media_type: str
 
 
-def export_notebook(notebook: dict[str, Any], name: str, to: str, frames: Path = FRAMES) -> Exported:
+def export_notebook(notebook: dict[str, Any], name: str, to: str, frames: Path = FRAMES, math: Path = MATH) -> Exported:
     """`notebook` (nbformat 4, as a dict) as format `to`; `name` is its file name (the title, and the
     exported file's name with the format's extension)."""
     if to not in FORMATS:
@@ -46,10 +46,12 @@ def export_notebook(notebook: dict[str, Any], name: str, to: str, frames: Path =
         body = notebook_to_json(notebook).encode()
     else:
         node = rejoin_lines(nbformat.from_dict(notebook))  # sources as strings (a file has lists)
-        resources = {"metadata": {"name": stem}}
+        resources: dict[str, Any] = {"metadata": {"name": stem}}
         if to == "py":
             body = to_percent_script(node, resources).encode()
         else:
+            if has_math(node):
+                resources["ghostbook_math"] = math_head(math)
             body = _to_html_or_pdf(node, resources, to, frames)
     return Exported(body, stem + extension, media_type)
 

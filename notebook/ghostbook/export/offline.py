@@ -15,7 +15,9 @@ from typing import Any
 
 from nbconvert.preprocessors import Preprocessor
 
-FRAMES = Path(__file__).resolve().parent.parent / "web" / "static" / "build" / "frames"
+BUILD = Path(__file__).resolve().parent.parent / "web" / "static" / "build"
+FRAMES = BUILD / "frames"
+MATH = BUILD / "export"  # math.js and math.css: KaTeX with its auto-render, fonts inlined
 PLOTLY = "application/vnd.plotly.v1+json"
 VEGA = re.compile(r"^application/vnd\.(vega|vegalite)\.v\d+\+json$")
 
@@ -29,6 +31,30 @@ DRAW = {
                "displaylogo:false}},f.config||{{}}));"),
     "vega": "vegaEmbed(el,{spec},{{renderer:'svg',mode:{mode},actions:false}});",
 }
+
+
+MATH_MARKS = ("$", "\\(", "\\[", "\\begin{")
+
+
+def has_math(notebook: Any) -> bool:
+    """Whether a markdown cell may hold TeX, or an output is LaTeX (then the page needs KaTeX)."""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and any(mark in cell.source for mark in MATH_MARKS):
+            return True
+        if any("text/latex" in (output.get("data") or {}) for output in cell.get("outputs", [])):
+            return True
+    return False
+
+
+def math_head(math: Path = MATH) -> str:
+    """KaTeX's stylesheet and script for the page's <head> ("" when the frontend is not built: the TeX
+    then shows as written)."""
+    try:
+        css = (math / "math.css").read_text(encoding="utf-8")
+        js = (math / "math.js").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    return "<style>" + css.replace("</style", "<\\/style") + "</style>" + inline_script(js)
 
 
 def script_json(value: Any) -> str:
