@@ -17,6 +17,17 @@ export interface Listing {
 
 export class ApiError extends Error {}
 
+/** What a failed response says: the server's `{"error": ...}`, else its status line. */
+export async function errorMessage(response: Response): Promise<string> {
+  try {
+    const data = (await response.json()) as { error?: string };
+    if (data.error) return data.error;
+  } catch {
+    // not JSON: the status line
+  }
+  return `${response.status} ${response.statusText}`;
+}
+
 async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
   const response = await fetch(url, {
     method,
@@ -24,16 +35,7 @@ async function call<T>(method: string, url: string, body?: unknown): Promise<T> 
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const data = (await response.json()) as { error?: string };
-      if (data.error) message = data.error;
-    } catch {
-      // not JSON: keep the status line
-    }
-    throw new ApiError(message);
-  }
+  if (!response.ok) throw new ApiError(await errorMessage(response));
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
 }

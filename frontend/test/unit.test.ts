@@ -11,6 +11,7 @@ import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
 import "./editing.test";
+import "./export.test";
 import "./install.test";
 import "./math.test";
 import "./ghost-text.test";

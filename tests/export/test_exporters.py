@@ -34,9 +34,9 @@ def notebook() -> dict:
             "display_data", {"application/vnd.plotly.v1+json": {"data": [{"type": "bar", "y": [1, 2]}],
                                                                  "layout": {"title": {"text": "</script>"}}}})]),
         nbformat.v4.new_code_cell("chart", outputs=[nbformat.v4.new_output("display_data", {
-            "application/vnd.vegalite.v5+json": {"mark": "bar", "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
-                                                 "encoding": {"x": {"field": "a", "type": "nominal"},
-                                                              "y": {"field": "b", "type": "quantitative"}}},
+            "application/vnd.vegalite.v5+json": {
+                "mark": "bar", "data": {"values": [{"a": "x", "b": 1}, {"a": "y", "b": 3}]},
+                "encoding": {"x": {"field": "a", "type": "nominal"}, "y": {"field": "b", "type": "quantitative"}}},
             "text/plain": "alt.Chart(...)"})]),
         nbformat.v4.new_markdown_cell("Euler: $e^{i\\pi} + 1 = 0$, and a dollar: $5."),
     ]

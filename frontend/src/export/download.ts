@@ -1,7 +1,7 @@
 // Downloads and exports as files: fetched (so a failure shows the server's reason, not a saved error
 // page), then saved under the name the server gives in Content-Disposition.
 
-import { ApiError } from "../api";
+import { ApiError, errorMessage } from "../api";
 
 export type ExportFormat = "ipynb" | "py" | "html" | "pdf";
 
@@ -42,16 +42,7 @@ export function dispositionName(header: string | null, fallback: string): string
 /** Fetch `url` and save what it returns as a file; throws ApiError with the server's message. */
 export async function saveFrom(url: string, fallbackName: string): Promise<string> {
   const response = await fetch(url, { credentials: "same-origin" });
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const data = (await response.json()) as { error?: string };
-      if (data.error) message = data.error;
-    } catch {
-      // not JSON: keep the status line
-    }
-    throw new ApiError(message);
-  }
+  if (!response.ok) throw new ApiError(await errorMessage(response));
   const name = dispositionName(response.headers.get("Content-Disposition"), fallbackName);
   const blob = await response.blob();
   const href = URL.createObjectURL(blob);

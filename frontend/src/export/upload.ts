@@ -2,6 +2,7 @@
 // Each file is sent as it is (PUT /api/files?path=DIR/NAME); one larger than the server's limit is refused
 // here with the same message the server would give, without sending it.
 
+import { ApiError, errorMessage } from "../api";
 import { button, el } from "../dom";
 import { showToast } from "../toast";
 
@@ -30,15 +31,7 @@ async function uploadOne(dir: string, file: File, limit: number | null): Promise
     headers: { "Content-Type": "application/octet-stream" },
     body: file,
   });
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      message = ((await response.json()) as { error?: string }).error ?? message;
-    } catch {
-      // not JSON
-    }
-    throw new Error(message);
-  }
+  if (!response.ok) throw new ApiError(await errorMessage(response));
 }
 
 export async function uploadFiles(target: UploadTarget, files: File[]): Promise<void> {

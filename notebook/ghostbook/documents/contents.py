@@ -106,7 +106,8 @@ class Contents:
         return relative_to_root(self.root, target)
 
     def rename(self, old: str, new: str) -> str:
-        """Rename or move a file or folder (a notebook keeps its .ipynb); a symlink is renamed itself, not what it points to."""
+        """Rename or move a file or folder (a notebook keeps its .ipynb); a symlink is renamed itself, not
+        what it points to."""
         source = self.locate(old)
         target = self.locate(new)
         if source == self.root or not os.path.lexists(source):

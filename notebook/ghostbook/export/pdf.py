@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from nbconvert.exporters import WebPDFExporter
 
@@ -54,6 +53,3 @@ class ChromiumPDFExporter(WebPDFExporter):  # type: ignore[misc]
                         browser.close()
             except Error as exc:
                 raise PDFError(f"Chromium could not print the notebook: {exc.message}") from None
-
-    def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[bytes, Any]:
-        return super().from_notebook_node(nb, resources=resources, **kw)  # type: ignore[no-any-return]
