@@ -12,7 +12,16 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from .helpers import Server, cells, launch_server, open_notebook, set_cell_source, stop_server, wait_idle, write_notebook
+from .helpers import (
+    Server,
+    cells,
+    launch_server,
+    open_notebook,
+    set_cell_source,
+    stop_server,
+    wait_idle,
+    write_notebook,
+)
 
 
 def download(page: Page, testid: str, scope: object | None = None) -> tuple[str, bytes]:
@@ -51,6 +60,14 @@ def test_notebook_menu_exports_what_the_page_shows(server: Server, page: Page) -
     expect(page.get_by_test_id("export-print")).to_be_visible()
     name, body = download(page, "export-pdf")
     assert name == "Tour.pdf" and body.startswith(b"%PDF-")
+
+    # printing the page (Print…, or the browser's own): the document without the controls
+    page.emulate_media(media="print")
+    for testid in ["run-all", "export-menu", "add-cell-end", "kernel-status"]:
+        expect(page.get_by_test_id(testid)).to_be_hidden()
+    expect(cells(page).nth(1)).to_contain_text("typed, not saved yet")
+    page.emulate_media(media="screen")
+    expect(page.get_by_test_id("run-all")).to_be_visible()
     assert page.js_errors == []  # type: ignore[attr-defined]
 
 

@@ -89,7 +89,7 @@ export class FileBrowser {
       rows.push(el("li", { class: "file-entry parent" }, el("a", { href: treeUrl(up), testid: "parent-folder", class: "entry-link" }, icon("folder"), " ..")));
     }
     for (const entry of listing.entries) rows.push(this.renderEntry(entry));
-    if (!listing.entries.length) rows.push(el("li", { class: "empty", testid: "empty-folder" }, "No notebooks here yet."));
+    if (!listing.entries.length) rows.push(el("li", { class: "empty", testid: "empty-folder" }, "Nothing here yet: create a notebook, or drop files here to upload them."));
     this.list.replaceChildren(...rows);
     this.root.dataset.loaded = "true";
   }
