@@ -47,10 +47,10 @@ const frames = {
   legalComments: "linked",
 };
 
-// Math for exported HTML files (src/export/math-entry.ts): one classic script and one stylesheet whose
-// fonts are inlined (woff2, which every current browser reads), so the server can put both in the file.
+// Math and widgets for exported HTML files (src/export/*-entry.ts): classic scripts and stylesheets whose
+// fonts are inlined (woff2, which every current browser reads), so the server can put them in the file.
 const exportMath = {
-  entryPoints: { "export/math": "src/export/math-entry.ts" },
+  entryPoints: { "export/math": "src/export/math-entry.ts", "export/widgets": "src/export/widgets-entry.ts" },
   bundle: true,
   format: "iife",
   target: options.target,

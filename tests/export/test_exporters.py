@@ -75,9 +75,23 @@ def test_html_is_one_offline_file_with_images_inline(tmp_path: Path) -> None:
     assert html.count(f"data:image/png;base64,{PNG}") == 2  # the output and the markdown attachment
     assert html.count("window.Plotly=") == 1 and "Plotly.newPlot(el" in html  # the library once, then the figure
     assert "\\u003c/script\\u003e" in html  # the figure's text cannot close the script
+    assert ".ghostbook-widget[data-model-id]" not in html  # no widget: no widget manager
     no_math = notebook()
     no_math["cells"].pop()
     assert "katex" not in export_notebook(no_math, "t.ipynb", "html", frames=frames).body.decode()
+
+
+def with_slider() -> dict:
+    """A notebook whose output is an IntSlider, with the widget state ipywidgets itself writes."""
+    from ipywidgets import IntSlider
+    from ipywidgets.embed import embed_data
+
+    data = embed_data(views=[IntSlider(value=7, max=10, description="n")])
+    nb = notebook()
+    nb["metadata"]["widgets"] = {"application/vnd.jupyter.widget-state+json": data["manager_state"]}
+    nb["cells"].append(nbformat.v4.new_code_cell("IntSlider(7)", outputs=[nbformat.v4.new_output("display_data", {
+        "application/vnd.jupyter.widget-view+json": data["view_specs"][0], "text/plain": "IntSlider(value=7)"})]))
+    return nb
 
 
 @pytest.mark.skipif(not (FRAMES / "plotly.js").is_file(), reason="frontend not built")
@@ -85,7 +99,7 @@ def test_html_plotly_and_math_draw_offline_in_chromium(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     page_file = tmp_path / "tour.html"
-    page_file.write_bytes(export_notebook(notebook(), "tour.ipynb", "html").body)
+    page_file.write_bytes(export_notebook(with_slider(), "tour.ipynb", "html").body)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
         context = browser.new_context(offline=True)
@@ -99,6 +113,11 @@ def test_html_plotly_and_math_draw_offline_in_chromium(tmp_path: Path) -> None:
         assert page.locator(".ghostbook-vega svg .mark-rect path").count() == 2  # vega-lite's two bars
         assert page.locator(".jp-RenderedMarkdown .katex").count() == 1  # KaTeX, inlined with its fonts
         assert "a dollar: $5." in page.locator(".jp-RenderedMarkdown").last.inner_text()
+        # the widget, drawn from its saved state by Ghostbook's widget manager (no kernel: as saved)
+        slider = page.locator(".ghostbook-widget .widget-slider")
+        slider.wait_for(timeout=20_000)
+        assert page.locator(".ghostbook-widget .widget-readout").inner_text() == "7"
+        assert page.locator(".ghostbook-widget .widget-label").first.inner_text() == "n"
         browser.close()
     assert errors == []
 

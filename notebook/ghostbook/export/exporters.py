@@ -11,7 +11,7 @@ import nbformat
 from nbformat.v4.rwbase import rejoin_lines
 
 from ghostbook.documents.ipynb_file import notebook_to_json
-from ghostbook.export.offline import FRAMES, MATH, OfflineRenderers, has_math, math_head
+from ghostbook.export.offline import EXPORT, FRAMES, OfflineRenderers, bundle_head, has_math, has_widgets
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -35,7 +35,8 @@ class Exported:
     media_type: str
 
 
-def export_notebook(notebook: dict[str, Any], name: str, to: str, frames: Path = FRAMES, math: Path = MATH) -> Exported:
+def export_notebook(notebook: dict[str, Any], name: str, to: str, frames: Path = FRAMES,
+                    bundles: Path = EXPORT) -> Exported:
     """`notebook` (nbformat 4, as a dict) as format `to`; `name` is its file name (the title, and the
     exported file's name with the format's extension)."""
     if to not in FORMATS:
@@ -51,7 +52,9 @@ def export_notebook(notebook: dict[str, Any], name: str, to: str, frames: Path =
             body = to_percent_script(node, resources).encode()
         else:
             if has_math(node):
-                resources["ghostbook_math"] = math_head(math)
+                resources["ghostbook_math"] = bundle_head("math", bundles)
+            if has_widgets(node):
+                resources["ghostbook_widgets"] = bundle_head("widgets", bundles)
             body = _to_html_or_pdf(node, resources, to, frames)
     return Exported(body, stem + extension, media_type)
 

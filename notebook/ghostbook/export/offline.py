@@ -17,7 +17,9 @@ from nbconvert.preprocessors import Preprocessor
 
 BUILD = Path(__file__).resolve().parent.parent / "web" / "static" / "build"
 FRAMES = BUILD / "frames"
-MATH = BUILD / "export"  # math.js and math.css: KaTeX with its auto-render, fonts inlined
+EXPORT = BUILD / "export"  # math.js/.css (KaTeX, fonts inlined) and widgets.js/.css (the widget manager)
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 PLOTLY = "application/vnd.plotly.v1+json"
 VEGA = re.compile(r"^application/vnd\.(vega|vegalite)\.v\d+\+json$")
 
@@ -46,12 +48,20 @@ def has_math(notebook: Any) -> bool:
     return False
 
 
-def math_head(math: Path = MATH) -> str:
-    """KaTeX's stylesheet and script for the page's <head> ("" when the frontend is not built: the TeX
-    then shows as written)."""
+def has_widgets(notebook: Any) -> bool:
+    """Whether an output shows a widget whose state the notebook saved (then the page needs the manager)."""
+    if WIDGET_STATE not in (notebook.metadata.get("widgets") or {}):
+        return False
+    return any(WIDGET_VIEW in (output.get("data") or {})
+               for cell in notebook.cells for output in cell.get("outputs", []))
+
+
+def bundle_head(name: str, folder: Path = EXPORT) -> str:
+    """An export bundle's stylesheet and script (`math`: KaTeX; `widgets`: the widget manager) for the
+    page's <head>; "" when the frontend is not built (the TeX, or the widget's text, then shows as is)."""
     try:
-        css = (math / "math.css").read_text(encoding="utf-8")
-        js = (math / "math.js").read_text(encoding="utf-8")
+        css = (folder / f"{name}.css").read_text(encoding="utf-8")
+        js = (folder / f"{name}.js").read_text(encoding="utf-8")
     except OSError:
         return ""
     return "<style>" + css.replace("</style", "<\\/style") + "</style>" + inline_script(js)
