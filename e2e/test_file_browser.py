@@ -16,10 +16,11 @@ def test_browse_create_rename_delete(server: Server, page: Page) -> None:
     page.goto(server.url("/"))
     browser = page.get_by_test_id("file-browser")
     entries = browser.get_by_test_id("file-entry")
-    expect(entries).to_have_count(2)
-    # folders first, then notebooks; other files are not listed
+    expect(entries).to_have_count(3)
+    # folders first, then files and notebooks by name (other files are listed, to download them)
     expect(entries.nth(0)).to_have_attribute("data-path", "data")
-    expect(entries.nth(1)).to_have_attribute("data-path", "zeta.ipynb")
+    expect(entries.nth(1)).to_have_attribute("data-path", "notes.txt")
+    expect(entries.nth(2)).to_have_attribute("data-path", "zeta.ipynb")
 
     # into the folder and back
     entries.nth(0).get_by_test_id("entry-link").click()

@@ -47,8 +47,22 @@ const frames = {
   legalComments: "linked",
 };
 
+// Math and widgets for exported HTML files (src/export/*-entry.ts): classic scripts and stylesheets whose
+// fonts are inlined (woff2, which every current browser reads), so the server can put them in the file.
+const exportMath = {
+  entryPoints: { "export/math": "src/export/math-entry.ts", "export/widgets": "src/export/widgets-entry.ts" },
+  bundle: true,
+  format: "iife",
+  target: options.target,
+  outdir: options.outdir,
+  minify: !watch,
+  logLevel: "info",
+  legalComments: "none",
+  loader: { ".woff2": "dataurl", ".woff": "empty", ".ttf": "empty" },
+};
+
 if (watch) {
-  for (const config of [options, frames]) await (await esbuild.context(config)).watch();
+  for (const config of [options, frames, exportMath]) await (await esbuild.context(config)).watch();
 } else {
-  await Promise.all([esbuild.build(options), esbuild.build(frames)]);
+  await Promise.all([esbuild.build(options), esbuild.build(frames), esbuild.build(exportMath)]);
 }

@@ -3,7 +3,7 @@
 export interface Entry {
   name: string;
   path: string;
-  type: "directory" | "notebook";
+  type: "directory" | "notebook" | "file";
   size: number | null;
   modified: string | number | null;
 }
@@ -11,9 +11,22 @@ export interface Entry {
 export interface Listing {
   path: string;
   entries: Entry[];
+  /** The largest upload the server accepts, in bytes. */
+  max_upload_bytes?: number;
 }
 
 export class ApiError extends Error {}
+
+/** What a failed response says: the server's `{"error": ...}`, else its status line. */
+export async function errorMessage(response: Response): Promise<string> {
+  try {
+    const data = (await response.json()) as { error?: string };
+    if (data.error) return data.error;
+  } catch {
+    // not JSON: the status line
+  }
+  return `${response.status} ${response.statusText}`;
+}
 
 async function call<T>(method: string, url: string, body?: unknown): Promise<T> {
   const response = await fetch(url, {
@@ -22,16 +35,7 @@ async function call<T>(method: string, url: string, body?: unknown): Promise<T> 
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!response.ok) {
-    let message = `${response.status} ${response.statusText}`;
-    try {
-      const data = (await response.json()) as { error?: string };
-      if (data.error) message = data.error;
-    } catch {
-      // not JSON: keep the status line
-    }
-    throw new ApiError(message);
-  }
+  if (!response.ok) throw new ApiError(await errorMessage(response));
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;
 }

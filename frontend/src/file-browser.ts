@@ -1,8 +1,11 @@
-// The file browser: folders and notebooks under ROOT; open, create, rename (inline), delete (with an
-// inline confirmation).
+// The file browser: folders, notebooks and files under ROOT; open, create, rename (inline), delete (with an
+// inline confirmation), download, export a notebook, upload (export/upload.ts).
 
 import * as api from "./api";
 import { button, el } from "./dom";
+import { fileUrl, saveFrom } from "./export/download";
+import { exportMenu, exportNotebook } from "./export/menu";
+import { installUpload } from "./export/upload";
 import { icon } from "./icons";
 import { showToast } from "./toast";
 
@@ -35,6 +38,7 @@ export class FileBrowser {
   private readonly root: HTMLElement;
   private readonly list: HTMLElement;
   private readonly crumbs: HTMLElement;
+  private uploadLimit: number | null = null;
 
   constructor(
     container: HTMLElement,
@@ -55,6 +59,7 @@ export class FileBrowser {
       el("header", { class: "browser-header" }, el("span", { class: "logo" }, icon("ghost", 18), " Ghostbook"), this.crumbs, actions),
       this.list,
     );
+    actions.append(installUpload(this.root, { dir, limit: () => this.uploadLimit, done: () => this.refresh() }));
     container.replaceChildren(this.root);
     this.renderCrumbs();
     void this.refresh();
@@ -77,23 +82,26 @@ export class FileBrowser {
       this.list.replaceChildren(el("li", { class: "browser-error", testid: "browser-error" }, String((error as Error).message)));
       return;
     }
+    this.uploadLimit = listing.max_upload_bytes ?? null;
     const rows: HTMLElement[] = [];
     if (this.dir) {
       const up = this.dir.includes("/") ? this.dir.slice(0, this.dir.lastIndexOf("/")) : "";
       rows.push(el("li", { class: "file-entry parent" }, el("a", { href: treeUrl(up), testid: "parent-folder", class: "entry-link" }, icon("folder"), " ..")));
     }
     for (const entry of listing.entries) rows.push(this.renderEntry(entry));
-    if (!listing.entries.length) rows.push(el("li", { class: "empty", testid: "empty-folder" }, "No notebooks here yet."));
+    if (!listing.entries.length) rows.push(el("li", { class: "empty", testid: "empty-folder" }, "Nothing here yet: create a notebook, or drop files here to upload them."));
     this.list.replaceChildren(...rows);
     this.root.dataset.loaded = "true";
   }
 
   private renderEntry(entry: api.Entry): HTMLElement {
     const isDir = entry.type === "directory";
+    const isFile = entry.type === "file";
+    const href = isDir ? treeUrl(entry.path) : isFile ? fileUrl(entry.path) : notebookUrl(entry.path);
     const link = el(
       "a",
-      { class: "entry-link", testid: "entry-link", href: isDir ? treeUrl(entry.path) : notebookUrl(entry.path) },
-      icon(isDir ? "folder" : "notebook"),
+      { class: "entry-link", testid: "entry-link", href, download: isFile ? entry.name : undefined },
+      icon(isDir ? "folder" : isFile ? "file" : "notebook"),
       ` ${entry.name}`,
     );
     const row = el(
@@ -103,9 +111,20 @@ export class FileBrowser {
       el("span", { class: "entry-meta" }, isDir ? "" : formatSize(entry.size)),
       el("span", { class: "entry-meta" }, formatModified(entry.modified)),
     );
+    const download = () =>
+      entry.type === "notebook" ? exportNotebook(entry.path, "ipynb") : saveFrom(fileUrl(entry.path), entry.name);
+    const transfer: HTMLElement[] = isDir
+      ? []
+      : [button("Download", "download-entry", `Download ${entry.name}`, () => {
+          download().catch((error: unknown) => showToast(`Download failed: ${(error as Error).message}`));
+        }, "small-button")];
+    if (entry.type === "notebook") {
+      transfer.push(exportMenu({ path: () => entry.path, testid: "export-entry", className: "small-button", label: "Export ▾" }));
+    }
     const tools = el(
       "span",
       { class: "entry-tools" },
+      ...transfer,
       button("Rename", "rename-entry", `Rename ${entry.name}`, () => this.startRename(row, entry), "small-button"),
       button("Delete", "delete-entry", `Delete ${entry.name}`, () => this.confirmDelete(row, tools, entry), "small-button danger"),
     );

@@ -8,6 +8,7 @@ const PATHS: Record<string, string> = {
   trash: "M5 2h6v1h3v2H2V3h3zM3 6h10l-1 9H4z",
   folder: "M1 3h5l2 2h7v9H1z",
   notebook: "M3 1h9l2 2v12H3zM5 4h6v1H5zM5 7h6v1H5zM5 10h4v1H5z",
+  file: "M3 1h6l4 4v10H3zM9 1v4h4",
   spark: "M8 1l1.6 4.4L14 7l-4.4 1.6L8 13l-1.6-4.4L2 7l4.4-1.6zM13 11l.7 1.3L15 13l-1.3.7L13 15l-.7-1.3L11 13l1.3-.7z",
   ghost: "M8 1a6 6 0 0 0-6 6v8l2-1.5L6 15l2-1.5 2 1.5 2-1.5 2 1.5V7a6 6 0 0 0-6-6zM6 5a1 1 0 1 1 0 2 1 1 0 0 1 0-2zm4 0a1 1 0 1 1 0 2 1 1 0 0 1 0-2z",
   clear: "M2 2h12v12H2zm1 1v10h10V3zM5 4.3l3 3 3-3 .7.7-3 3 3 3-.7.7-3-3-3 3-.7-.7 3-3-3-3z",

@@ -12,6 +12,7 @@ import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
 import "./appearance.test";
 import "./editing.test";
+import "./export.test";
 import "./install.test";
 import "./math.test";
 import "./ghost-text.test";

@@ -1,4 +1,4 @@
-"""Command line: `ghostbook [ROOT] [options]` serves notebooks; subcommands train, eval and bench."""
+"""Command line: `ghostbook [ROOT] [options]` serves notebooks; subcommands train, eval, bench and export."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ SUBCOMMANDS = {
     "train": "ghostbook.training.cli",
     "eval": "ghostbook.eval.cli",
     "bench": "ghostbook.bench",
+    "export": "ghostbook.export.cli",
     "serve": "ghostbook.web.serve",
 }
 

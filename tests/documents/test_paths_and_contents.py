@@ -45,14 +45,14 @@ def test_inside_paths_resolve(root: Path) -> None:
 
 def test_list_create_rename_delete(root: Path) -> None:
     contents = Contents(root)
-    (root / "notes.txt").write_text("not shown")
+    (root / "notes.txt").write_text("any file is listed, to download it")
     (root / ".hidden.ipynb").write_text("{}")
     first = contents.create("", "notebook")
     second = contents.create("", "notebook")
     assert (first, second) == ("Untitled.ipynb", "Untitled1.ipynb")
     entries = contents.list_dir("")
     assert [(e.name, e.type) for e in entries] == [
-        ("sub", "directory"), ("Untitled.ipynb", "notebook"), ("Untitled1.ipynb", "notebook")]
+        ("sub", "directory"), ("notes.txt", "file"), ("Untitled.ipynb", "notebook"), ("Untitled1.ipynb", "notebook")]
     assert contents.rename("Untitled.ipynb", "sub/Moved.ipynb") == "sub/Moved.ipynb"
     assert [e.path for e in contents.list_dir("sub")] == ["sub/a.ipynb", "sub/Moved.ipynb"]
     with pytest.raises(ContentsError, match="already exists"):
@@ -63,8 +63,9 @@ def test_list_create_rename_delete(root: Path) -> None:
         contents.rename("Untitled1.ipynb", "x.txt")
     contents.delete("Untitled1.ipynb")
     assert not (root / "Untitled1.ipynb").exists()
-    with pytest.raises(ContentsError):
-        contents.delete("notes.txt")  # only notebooks and folders
+    assert contents.rename("notes.txt", "notes.md") == "notes.md"  # any file; only a notebook keeps .ipynb
+    contents.delete("notes.md")
+    assert not (root / "notes.md").exists()
     with pytest.raises(ContentsError):
         contents.delete("")
     folder = contents.create("", "directory", "data")

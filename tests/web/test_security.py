@@ -17,7 +17,8 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def test_every_route_needs_the_token(server: RunningServer) -> None:
-    for path in ["/", "/tree/", "/notebooks/x.ipynb", "/api/contents", "/api/kernelspecs", "/static/index.html"]:
+    for path in ["/", "/tree/", "/notebooks/x.ipynb", "/api/contents", "/api/kernelspecs", "/static/index.html",
+                 "/api/files?path=x.ipynb", "/api/export?path=x.ipynb&to=html"]:
         response = httpx.get(server.base + path)
         assert response.status_code == 403, path
         wrong = httpx.get(server.base + path, params={"token": "wrong"})

@@ -23,7 +23,7 @@ class ContentsError(ValueError):
 class Entry:
     name: str
     path: str
-    type: str  # "directory" | "notebook"
+    type: str  # "directory" | "notebook" | "file"
     size: int
     modified: float
 
@@ -68,8 +68,8 @@ class Contents:
             try:
                 if inside.is_dir():
                     kind = "directory"
-                elif child.suffix == ".ipynb" and inside.is_file():
-                    kind = "notebook"
+                elif inside.is_file():
+                    kind = "notebook" if child.suffix == ".ipynb" else "file"
                 else:
                     continue
                 stat = inside.stat()
@@ -106,7 +106,8 @@ class Contents:
         return relative_to_root(self.root, target)
 
     def rename(self, old: str, new: str) -> str:
-        """Rename or move a notebook or folder; a symlink is renamed itself, not what it points to."""
+        """Rename or move a file or folder (a notebook keeps its .ipynb); a symlink is renamed itself, not
+        what it points to."""
         source = self.locate(old)
         target = self.locate(new)
         if source == self.root or not os.path.lexists(source):
@@ -115,7 +116,7 @@ class Contents:
             raise ContentsError(f"{new or '/'} already exists")
         _check_name(target.name)
         with _os_errors(f"rename {source.name}"):
-            if source.is_file() and target.suffix != ".ipynb":
+            if source.is_file() and source.suffix == ".ipynb" and target.suffix != ".ipynb":
                 raise ContentsError("a notebook's name must end in .ipynb")
             if os.path.lexists(target):
                 raise ContentsError(f"{target.name} already exists")
@@ -127,19 +128,19 @@ class Contents:
         return relative_to_root(self.root, target)
 
     def delete(self, relative: str) -> None:
-        """Delete a notebook or a folder with its contents; a symlink is removed, never its target."""
+        """Delete a file or a folder with its contents; a symlink is removed, never its target."""
         target = self.locate(relative)
         if target == self.root:
             raise ContentsError("cannot delete the notebook folder itself")
         with _os_errors(f"delete {target.name}"):
-            if target.is_symlink() and (target.is_dir() or target.suffix == ".ipynb"):
+            if target.is_symlink() and (target.is_dir() or target.is_file()):
                 target.unlink()
             elif target.is_dir():
                 shutil.rmtree(target)
-            elif target.is_file() and target.suffix == ".ipynb":
+            elif target.is_file():
                 target.unlink()
             else:
-                raise ContentsError(f"no such notebook or folder: {relative}")
+                raise ContentsError(f"no such file or folder: {relative}")
 
     @staticmethod
     def _free_name(folder: Path, base: str) -> str:

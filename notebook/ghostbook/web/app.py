@@ -10,7 +10,16 @@ from starlette.middleware import Middleware
 
 from ghostbook.documents.contents import Contents
 from ghostbook.session.manager import SessionManager
-from ghostbook.web import appearance, contents_routes, markdown_files, output_routes, pages, ws_endpoint
+from ghostbook.web import (
+    appearance,
+    contents_routes,
+    export_routes,
+    markdown_files,
+    output_routes,
+    pages,
+    transfer_routes,
+    ws_endpoint,
+)
 from ghostbook.web.config import ServerConfig
 from ghostbook.web.security import SecurityMiddleware
 
@@ -35,7 +44,7 @@ def create_app(config: ServerConfig) -> Starlette:
 
     app = Starlette(
         routes=[*pages.routes, *contents_routes.routes, *appearance.routes, *markdown_files.routes,
-                *output_routes.routes, *ws_endpoint.routes],
+                *output_routes.routes, *transfer_routes.routes, *export_routes.routes, *ws_endpoint.routes],
         middleware=[Middleware(SecurityMiddleware, config=config)],
         lifespan=lifespan,
     )

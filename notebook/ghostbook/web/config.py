@@ -18,6 +18,7 @@ class ServerConfig:
     allow_remote: bool = False
     default_kernel: str = "python3"
     gateway: GatewayConfig | None = None  # kernels run on this Jupyter Kernel Gateway, not here
+    max_upload_bytes: int = 100 * 1024 * 1024  # one uploaded file (--max-upload-mb)
 
     @property
     def cookie_name(self) -> str:

@@ -46,7 +46,8 @@ async def list_contents(request: Request) -> Response:
         entries = await asyncio.to_thread(contents.list_dir, path)
     except ContentsError as exc:
         return _error(str(exc), 404)
-    return JSONResponse({"path": path, "entries": [asdict(entry) for entry in entries]})
+    return JSONResponse({"path": path, "entries": [asdict(entry) for entry in entries],
+                         "max_upload_bytes": request.app.state.config.max_upload_bytes})
 
 
 async def create_content(request: Request) -> Response:

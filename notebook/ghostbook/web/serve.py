@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import secrets
 import socket
 import threading
@@ -14,6 +15,13 @@ import uvicorn
 
 from ghostbook.kernel.gateway_client import GatewayConfig
 from ghostbook.web.config import ServerConfig
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -30,6 +38,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              "unset: kernels run on this machine)")
     parser.add_argument("--gateway-token", default=None, metavar="TOKEN",
                         help="the gateway's auth token (default: $JUPYTER_GATEWAY_AUTH_TOKEN)")
+    parser.add_argument("--max-upload-mb", type=float, default=_env_float("GHOSTBOOK_MAX_UPLOAD_MB", 100), metavar="MB",
+                        help="the largest file the file browser accepts (default: $GHOSTBOOK_MAX_UPLOAD_MB or 100)")
     parser.add_argument("--log-level", default="warning")
     return parser.parse_args(argv)
 
@@ -57,7 +67,8 @@ def main(argv: list[str]) -> int:
         return 2
     port = sock.getsockname()[1]
     config = ServerConfig(root=root, token=args.token or secrets.token_hex(24), host=args.host, port=port,
-                          allow_remote=args.allow_remote, gateway=gateway)
+                          allow_remote=args.allow_remote, gateway=gateway,
+                          max_upload_bytes=int(args.max_upload_mb * 1024 * 1024))
     from ghostbook.web.app import create_app
 
     app = create_app(config)
