@@ -223,6 +223,7 @@ def test_a_long_print_shows_all_of_it_page_by_page(server: Server, context: Brow
     cell = cells(page).nth(0)
     cell.get_by_test_id("run-cell").click()
     expect(cell).to_have_attribute("data-state", "idle", timeout=60_000)
+    expect(output(cell)).to_contain_text("dropped")  # drawn on the next frame after idle
     text = output(cell).inner_text()
     assert text.startswith("0\n1\n2\n") and "dropped" in text and len(text) < 60_000
     show_all = output(cell).get_by_test_id("output-show-all")
