@@ -47,7 +47,9 @@ def test_suggest_settings_and_bad_model(server: RunningServer, tmp_path: Path) -
         done = await client.expect("suggestion", ref="r1", done=True)
         assert done["cell_id"] == cell and done["cursor"] == len(source) and done["source"] == "model"
         stats = await client.expect("completion_stats")
-        assert stats["stats"]["requests"] == 1 and stats["stats"]["model_calls"] == 1
+        # a forced request searches again when its first search finds nothing (service.Retry: up to two more
+    # greedy tries while the request is young), so the model calls depend on the machine's speed
+    assert stats["stats"]["requests"] == 1 and 1 <= stats["stats"]["model_calls"] <= 3
 
         bad = tmp_path / "corrupt.gguf"
         bad.write_bytes(b"GGUF" + b"\0" * 64)
