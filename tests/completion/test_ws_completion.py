@@ -48,8 +48,8 @@ def test_suggest_settings_and_bad_model(server: RunningServer, tmp_path: Path) -
         assert done["cell_id"] == cell and done["cursor"] == len(source) and done["source"] == "model"
         stats = await client.expect("completion_stats")
         # a forced request searches again when its first search finds nothing (service.Retry: up to two more
-    # greedy tries while the request is young), so the model calls depend on the machine's speed
-    assert stats["stats"]["requests"] == 1 and 1 <= stats["stats"]["model_calls"] <= 3
+        # greedy tries while the request is young), so the model calls depend on the machine's speed
+        assert stats["stats"]["requests"] == 1 and 1 <= stats["stats"]["model_calls"] <= 3
 
         bad = tmp_path / "corrupt.gguf"
         bad.write_bytes(b"GGUF" + b"\0" * 64)
