@@ -242,15 +242,18 @@ export class CellView {
     this.showTiming();
   }
 
+  /** Whether the outputs are hidden as shown now (a change asked for here shows before the server's echo). */
   get outputsHidden(): boolean {
-    return outputsHidden(this.metadata);
+    return this.element.classList.contains("outputs-hidden");
   }
 
   /** Hide or show the outputs, saved as JupyterLab saves it (shown here at once, then as the server says). */
   setOutputsHidden(hidden: boolean): void {
     if (this.type !== "code") return;
     this.element.classList.toggle("outputs-hidden", hidden);
-    if (hidden !== outputsHidden(this.metadata)) this.host.setCellMetadata(this.id, hideOutputsPatch(this.metadata, hidden));
+    // Always sent (the server ignores a change to what it has): the metadata here may still be waiting for
+    // the echo of a change just made (o, then Shift+O at once), and the last word must win.
+    this.host.setCellMetadata(this.id, hideOutputsPatch(this.metadata, hidden));
   }
 
   private showTiming(): void {

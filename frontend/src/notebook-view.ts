@@ -572,9 +572,11 @@ export class NotebookView implements CellHost {
   private toggleOutputs(all: boolean): void {
     const code = this.state.cells.filter((cell) => cell.type === "code");
     const targets = all ? code : code.filter((cell) => cell.id === this.selectedId);
-    const hide = targets.some((cell) => !outputsHidden(cell.metadata));
+    // as shown now: a toggle just made here is drawn at once, before the server's echo updates the model
+    const hidden = (cell: CellModel) => this.views.get(cell.id)?.outputsHidden ?? outputsHidden(cell.metadata);
+    const hide = targets.some((cell) => !hidden(cell));
     for (const cell of targets) {
-      if (outputsHidden(cell.metadata) === hide) continue;
+      if (hidden(cell) === hide) continue;
       const view = this.views.get(cell.id);
       if (view) view.setOutputsHidden(hide);
       else this.setCellMetadata(cell.id, hideOutputsPatch(cell.metadata, hide));
