@@ -11,7 +11,9 @@ from ghostbook.session.state import NotebookData
 RICH_NOTEBOOK = {
     "cells": [
         {"cell_type": "markdown", "id": "md1", "metadata": {"tags": ["intro"], "custom": {"x": 1}},
-         "source": ["# Title\n", "text"], "attachments": {"a.png": {"image/png": "iVBORw0KGgo="}}},
+         # the text names its attachment: an unused one is dropped on save, as JupyterLab does
+         "source": ["# Title\n", "text ![a](attachment:a.png)"],
+         "attachments": {"a.png": {"image/png": "iVBORw0KGgo="}}},
         {"cell_type": "code", "id": "c1", "execution_count": 3, "metadata": {"collapsed": False, "foo": "bar"},
          "source": "print('hi')\n1+1",
          "outputs": [
