@@ -13,9 +13,11 @@ declare global {
     vegaEmbed?: unknown;
   }
 }
-/** vega-themes' "dark" under the page's dark theme (an output's own `theme` option still wins). */
+/** vega-themes' "dark" under the page's dark theme (an output's own `theme` option still wins). An exported
+ * HTML file loads this bundle with no frame runtime (export/offline.py): there it draws as it is. */
 function darkTheme(): { theme?: "dark" } {
-  return frameRuntime().theme() === "dark" ? { theme: "dark" } : {};
+  const runtime = window.ghostbook;
+  return typeof runtime?.theme === "function" && runtime.theme() === "dark" ? { theme: "dark" } : {};
 }
 
 // Globals for HTML outputs (altair's template looks for `vegaEmbed` once it thinks it has loaded it).
