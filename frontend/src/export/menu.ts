@@ -1,4 +1,4 @@
-// "Download / Export" in the notebook's toolbar and in the file browser's rows: the notebook as .ipynb,
+// "Export" (download or export) in the notebook's toolbar and in the file browser's rows: the notebook as .ipynb,
 // a .py script in the percent format, one offline HTML file or a PDF, made by nbconvert on the server
 // (GET /api/export). In a notebook the edits typed so far reach the server first, so the export is what
 // the page shows, saved or not. "Print…" prints the page itself (styles.css leaves the toolbars out).
@@ -36,7 +36,7 @@ export async function exportNotebook(path: string, format: ExportFormat, before?
 export function exportMenu(options: ExportMenuOptions): HTMLElement {
   const testid = options.testid ?? "export-menu";
   const toggle = el("button", { class: options.className ?? "button", testid, type: "button", title: "Download or export this notebook",
-    "aria-haspopup": "menu", "aria-expanded": "false" }, options.label ?? "Download / Export ▾");
+    "aria-haspopup": "menu", "aria-expanded": "false" }, options.label ?? "Export ▾");
   const list = el("div", { class: "export-menu-list", role: "menu", testid: "export-menu-list" });
   list.hidden = true;
   const root = el("span", { class: "export-menu" }, toggle, list);
