@@ -17,20 +17,26 @@ from starlette.routing import Route
 
 from ghostbook.session.full_outputs import Page, read_page
 from ghostbook.session.manager import SessionManager
+from ghostbook.web.appearance import Appearance, html_attributes
 
 HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store",
            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
 FULL_ID = re.compile(r"^[0-9a-f]{32}$")
 
-STYLE = """body{font:14px system-ui,sans-serif;margin:0;color:#1f2328;background:#fff}
-header{position:sticky;top:0;background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:8px 16px;
-display:flex;gap:16px;align-items:center}
-nav a,nav span{margin-right:12px}nav span{color:#8c959f}
+# The notebook's colours (frontend/src/styles.css) in light and dark: the saved theme is on <html> (as
+# pages.index writes it), "system" follows prefers-color-scheme.
+STYLE = """:root{color-scheme:light dark}:root[data-theme=light]{color-scheme:light}
+:root[data-theme=dark]{color-scheme:dark}
+body{font:14px system-ui,sans-serif;margin:0;color:light-dark(#1f2328,#e6edf3);background:light-dark(#fff,#0d1117)}
+header{position:sticky;top:0;background:light-dark(#f6f8fa,#161b22);border-bottom:1px solid light-dark(#d0d7de,#30363d);
+padding:8px 16px;display:flex;gap:16px;align-items:center}
+a{color:light-dark(#6f42c1,#a371f7)}
+nav a,nav span{margin-right:12px}nav span{color:light-dark(#8c959f,#6e7681)}
 pre{margin:0;padding:8px 16px;font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,monospace;white-space:pre-wrap;
 word-break:break-all}
 pre>span::before{content:attr(data-n);display:inline-block;min-width:7ch;margin-right:12px;
-text-align:right;color:#8c959f}
-.stderr{background:#fff5f5}"""
+text-align:right;color:light-dark(#8c959f,#6e7681)}
+.stderr{background:light-dark(#fff5f5,#25161a)}"""
 
 
 def _not_found() -> Response:
@@ -55,11 +61,12 @@ async def full_output(request: Request) -> Response:
         return _not_found()
     if request.query_params.get("format") == "text":
         return PlainTextResponse("".join(f"{line}\n" for line in page.lines), headers=HEADERS)
-    return HTMLResponse(render_page(full_id, page, session.data.path if session else ""), headers=HEADERS)
+    return HTMLResponse(render_page(full_id, page, session.data.path if session else "",
+                                    request.app.state.appearance.current), headers=HEADERS)
 
 
-def render_page(full_id: str, page: Page, notebook: str) -> str:
-    """The page as HTML; every piece of text is escaped."""
+def render_page(full_id: str, page: Page, notebook: str, appearance: Appearance | None = None) -> str:
+    """The page as HTML in `appearance`'s theme; every piece of text is escaped."""
     number = page.page + 1
     last = page.first + len(page.lines)
 
@@ -73,7 +80,8 @@ def render_page(full_id: str, page: Page, notebook: str) -> str:
     rows = "\n".join(f'<span data-n="{page.first + i + 1}">{html.escape(line)}</span>'
                      for i, line in enumerate(page.lines))  # the numbers are CSS: copying takes the text only
     title = html.escape(f"{notebook}: {page.name}, lines {page.first + 1:,}–{last:,} of {page.total_lines:,}")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+    return (f'<!doctype html><html lang="en" {html_attributes(appearance or Appearance())}>'
+            f'<head><meta charset="utf-8"><title>{title}</title>'
             f"<style>{STYLE}</style></head><body><header><strong data-testid=\"full-output-title\">{title}</strong>"
             f'<nav>{nav}</nav><span data-testid="full-output-page">page {number:,} of {page.pages:,}</span>'
             f'<a href="/outputs/{full_id}?page={number}&amp;format=text">text</a></header>'
