@@ -54,6 +54,7 @@ async def test_a_cold_request_reads_a_shorter_prompt_and_the_whole_one_after(tmp
     assert cold.prompt_tokens <= coldstart.BUDGET + SPECIALS  # without the cold start: ~440 tokens
     await service.idle()  # the whole prompt is read after the suggestion was sent
     cells[-1].source += ")"
+    service.cache.clear()  # a first suggestion starting ")" would answer by typing through, without the model
     await service.suggest("t", suggest("r2", "z", len(cells[-1].source)))
     warm = service.last_gen
     assert warm is not None and warm.prompt_tokens > coldstart.BUDGET + SPECIALS  # the whole context again
@@ -88,6 +89,7 @@ async def test_a_cell_first_cold_start_reads_the_cursors_cell_alone(tmp_path: Pa
     assert b"def step_" not in text  # and no cell above it
     await service.idle()  # then the whole prompt, cells above included
     cells[-1].source += ")"
+    service.cache.clear()  # a first suggestion starting ")" would answer by typing through, without the model
     await service.suggest("t", suggest("r2", "z", len(cells[-1].source)))
     assert b"def step_" in b"".join(backend.piece(t) for t in service.last_prompt)
     await service.close()
