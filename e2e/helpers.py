@@ -109,7 +109,9 @@ def cells(page: Page) -> Locator:
 
 
 def editor_text(cell: Locator) -> str:
-    return cell.get_by_test_id("cell-editor").locator(".cm-content").inner_text()
+    """The cell's text as its editor shows it, line by line (what another tab's cursor draws is no text)."""
+    return str(cell.get_by_test_id("cell-editor").locator(".cm-content").evaluate(
+        "el => [...el.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\\n')"))
 
 
 def type_in_cell(page: Page, cell: Locator, text: str) -> None:

@@ -3,7 +3,7 @@
 
 import type { Connection } from "./connection";
 import { button, el } from "./dom";
-import { CellEditor } from "./editor";
+import { CellEditor, type SharedCell } from "./editor";
 import { fixButton } from "./editing/fix-button";
 import { EditSession } from "./editing/session";
 import { icon } from "./icons";
@@ -38,7 +38,10 @@ export interface CellHost {
   setCellMetadata(id: string, metadata: Record<string, unknown>): void;
   /** Clear this cell's outputs (JupyterLab's notebook:clear-cell-output). */
   clearOutputs(id: string): void;
-  sourceChanged(id: string, source: string, cursor?: number): void;
+  /** The cell's text changed: typed here (`cursor` after it), or elsewhere (`remote`). */
+  sourceChanged(id: string, source: string, cursor: number, remote: boolean): void;
+  /** The cell's shared text and the notebook's presence (collab/). */
+  shared(id: string): SharedCell;
   save(): void;
   /** The kernel can install missing packages (a local Python kernel with pip or uv). */
   canInstall(): boolean;
@@ -140,7 +143,7 @@ export class CellView {
 
     this.editor = new CellEditor(
       this.editorHost,
-      model.source,
+      host.shared(id),
       model.type,
       {
         cellId: id,
@@ -151,9 +154,14 @@ export class CellView {
         commandKey: (event) => host.commandKey(id, event),
       },
       {
-        onChange: (source, cursor) => {
-          this.editing.localEdit(source);
-          host.sourceChanged(id, source, cursor);
+        onChange: (source, cursor, remote) => {
+          if (remote) {
+            this.editing.remoteSource(source); // another tab's edit drops a review of the old text
+            if (this.type === "markdown" && this.isRendered) this.renderMarkdown();
+          } else {
+            this.editing.localEdit(source);
+          }
+          host.sourceChanged(id, source, cursor, remote);
         },
         onFocus: () => host.select(id, "edit"),
         keys: this.editorKeys(),
@@ -316,12 +324,6 @@ export class CellView {
     const empty = !this.outputList.childElementCount && !this.stdinPending;
     if (this.stdinPending) this.element.classList.remove("outputs-hidden"); // the kernel waits on the user
     this.outputArea.classList.toggle("empty", empty);
-  }
-
-  setRemoteSource(source: string): void {
-    this.editing.remoteSource(source);
-    this.editor.setRemoteSource(source);
-    if (this.type === "markdown" && this.isRendered) this.renderMarkdown();
   }
 
   setSelected(selected: boolean, mode: Mode): void {

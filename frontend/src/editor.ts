@@ -6,7 +6,7 @@
 // suggestion); Ctrl+Space is deliberately unbound (reserved for forced ghost-text requests).
 
 import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
-import { defaultKeymap, history, historyKeymap, indentMore } from "@codemirror/commands";
+import { defaultKeymap, indentMore } from "@codemirror/commands";
 import { markdown } from "@codemirror/lang-markdown";
 import { python } from "@codemirror/lang-python";
 import {
@@ -18,7 +18,6 @@ import {
 } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
 import {
-  Annotation,
   Compartment,
   EditorSelection,
   EditorState,
@@ -26,8 +25,12 @@ import {
   Prec,
   Transaction,
 } from "@codemirror/state";
-import { drawSelection, dropCursor, EditorView, keymap, type KeyBinding } from "@codemirror/view";
+import { drawSelection, dropCursor, EditorView, keymap, type KeyBinding, ViewPlugin } from "@codemirror/view";
+import { yCollab, ySyncAnnotation, yUndoManagerKeymap } from "y-codemirror.next";
+import type { Awareness } from "y-protocols/awareness";
+import * as Y from "yjs";
 import { editorAppearance } from "./appearance/editor-theme";
+import { remoteCursors } from "./collab/remote-cursors";
 import type { Connection } from "./connection";
 import { markdownLists } from "./markdown-lists";
 import type { CellType } from "./protocol";
@@ -54,12 +57,42 @@ export function registerEditorExtension(provider: EditorExtensionProvider): void
   providers.push(provider);
 }
 
-/** Transactions that apply a source change received from the server (never sent back). */
-export const remoteChange = Annotation.define<boolean>();
+/** A change that came from elsewhere (another tab or the server, through the shared text), not from
+ * this tab's user. */
+export function isRemote(tr: Transaction): boolean {
+  return tr.annotation(ySyncAnnotation) !== undefined;
+}
+
+/** The cell's shared text (collab/) and the notebook's presence: the editor edits the text itself. */
+export interface SharedCell {
+  text: Y.Text;
+  awareness: Awareness;
+}
+
+/** Changes that are one undo step of their own, never merged with the typing around them: a ghost text
+ * taken with Tab, an accepted AI edit, a replace. */
+const OWN_STEP = ["input.complete", "input.edit", "input.replace"];
+
+/** Keep `OWN_STEP` changes apart in the undo manager (placed before yCollab: it runs before the
+ * change reaches the shared text). */
+function ownUndoSteps(undo: Y.UndoManager): Extension {
+  return ViewPlugin.define(() => {
+    let after = false;
+    return {
+      update(update) {
+        if (!update.docChanged || update.transactions.every(isRemote)) return;
+        const own = update.transactions.some((tr) => OWN_STEP.some((event) => tr.isUserEvent(event)));
+        if (own || after) undo.stopCapturing();
+        after = own;
+      },
+    };
+  });
+}
 
 export interface EditorHandlers {
-  /** `cursor`: the selection's head after the change (the server reads the prompt there, #15). */
-  onChange(source: string, cursor: number): void;
+  /** `cursor`: the selection's head after the change (the server reads the prompt there, #15);
+   * `remote`: another tab's or the server's change. */
+  onChange(source: string, cursor: number, remote: boolean): void;
   onFocus(): void;
   /** Notebook-level keys (Shift+Enter, Ctrl+Enter, Alt+Enter, Esc, Ctrl+S). */
   keys: KeyBinding[];
@@ -102,16 +135,23 @@ export class CellEditor {
   readonly view: EditorView;
   private readonly language = new Compartment();
   private readonly readOnly = new Compartment();
+  /** Undo of this tab's own typing only (Yjs' UndoManager: another tab's changes are never undone here). */
+  private readonly undo: Y.UndoManager;
 
+  /** The editor shows and edits the cell's shared text (collab/): every tab's typing meets there. */
   constructor(
     parent: HTMLElement,
-    source: string,
+    shared: SharedCell,
     type: CellType,
     context: EditorContext,
     handlers: EditorHandlers,
   ) {
+    this.undo = new Y.UndoManager(shared.text);
     const extensions: Extension[] = [
-      history(),
+      ownUndoSteps(this.undo),
+      yCollab(shared.text, null, { undoManager: this.undo }), // its cursors show names as text: ours do not
+      remoteCursors(shared.text, shared.awareness),
+      keymap.of(yUndoManagerKeymap),
       drawSelection(),
       dropCursor(),
       indentOnInput(),
@@ -130,13 +170,13 @@ export class CellEditor {
         { key: "Tab", run: indentOrInsertSpaces },
         ...closeBracketsKeymap,
         ...defaultKeymap,
-        ...historyKeymap,
         // Ctrl+F is the notebook's find bar (search/notebook-search.ts), not CodeMirror's per-cell panel.
         ...searchKeymap.filter((binding) => binding.key !== "Mod-f" && binding.key !== "F3" && binding.key !== "Mod-g"),
       ]),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged && !update.transactions.every((tr) => tr.annotation(remoteChange))) {
-          handlers.onChange(update.state.doc.toString(), update.state.selection.main.head);
+        if (update.docChanged) {
+          const remote = update.transactions.every((tr) => !tr.docChanged || isRemote(tr));
+          handlers.onChange(update.state.doc.toString(), update.state.selection.main.head, remote);
         }
         if (update.focusChanged && update.view.hasFocus) handlers.onFocus();
       }),
@@ -144,7 +184,7 @@ export class CellEditor {
     ];
     this.view = new EditorView({
       parent,
-      state: EditorState.create({ doc: source, extensions }),
+      state: EditorState.create({ doc: shared.text.toString(), extensions }),
     });
   }
 
@@ -158,25 +198,6 @@ export class CellEditor {
 
   setType(type: CellType): void {
     this.view.dispatch({ effects: this.language.reconfigure(languageFor(type)) });
-  }
-
-  /** Apply the server's text, changing only the differing middle so the selection survives. */
-  setRemoteSource(source: string): void {
-    const current = this.source;
-    if (current === source) return;
-    let start = 0;
-    const max = Math.min(current.length, source.length);
-    while (start < max && current.charCodeAt(start) === source.charCodeAt(start)) start++;
-    let endOld = current.length;
-    let endNew = source.length;
-    while (endOld > start && endNew > start && current.charCodeAt(endOld - 1) === source.charCodeAt(endNew - 1)) {
-      endOld--;
-      endNew--;
-    }
-    this.view.dispatch({
-      changes: { from: start, to: endOld, insert: source.slice(start, endNew) },
-      annotations: [remoteChange.of(true), Transaction.addToHistory.of(false)],
-    });
   }
 
   /** Focus the editor, optionally moving the cursor to the start or the end of the text. */
@@ -207,5 +228,6 @@ export class CellEditor {
 
   destroy(): void {
     this.view.destroy();
+    this.undo.destroy();
   }
 }

@@ -20,7 +20,9 @@ import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protoco
 import { NotebookSearch } from "./search/notebook-search";
 import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
-import { SourceSync } from "./source-sync";
+import { Presence } from "./collab/presence";
+import { SharedText } from "./collab/shared-text";
+import type { SharedCell } from "./editor";
 import { showToast } from "./toast";
 
 function parentDir(path: string): string {
@@ -50,7 +52,8 @@ export class NotebookView implements CellHost {
   private pendingSelect: { id: string; mode: Mode } | null = null;
   /** The selected cells (selection/): what the command keys act on. */
   private readonly multi: MultiCell;
-  private readonly sources: SourceSync;
+  private readonly sources: SharedText;
+  private readonly presence: Presence;
   private readonly offlineBanner: HTMLElement;
   private readonly name: NotebookName;
   private readonly homeLink: HTMLAnchorElement;
@@ -66,7 +69,8 @@ export class NotebookView implements CellHost {
     document.title = pageTitle(path);
     this.homeLink = el("a", { href: treeUrl(parentDir(path)), class: "home-link", testid: "back-to-files", title: "Files" }, icon("ghost", 20));
     this.name = new NotebookName(path, (renamed) => this.follow(renamed), () => this.selectedId && this.select(this.selectedId, "command"));
-    const title = el("div", { class: "notebook-title" }, this.homeLink, this.name.element);
+    this.presence = new Presence({ cellElement: (id) => this.views.get(id)?.element, goTo: (id) => this.select(id, "command") });
+    const title = el("div", { class: "notebook-title" }, this.homeLink, this.name.element, this.presence.element);
     this.connection = Connection.forNotebook(path, {
       onMessage: (message) => this.handle(message),
       onStateChange: (state) => this.onConnection(state),
@@ -115,7 +119,9 @@ export class NotebookView implements CellHost {
     });
     this.outline.handleAnchorLinks(this.list);
 
-    this.sources = new SourceSync(this.connection);
+    this.sources = new SharedText(this.connection);
+    this.presence.attach(this.sources.awareness);
+    this.sources.onReplaced(() => this.presence.attach(this.sources.awareness));
     this.multi = new MultiCell({
       list: this.list,
       order: () => this.state.cells.map((cell) => cell.id),
@@ -166,6 +172,11 @@ export class NotebookView implements CellHost {
       case "snapshot":
         this.loadSnapshot(message);
         break;
+      case "y_update":
+      case "awareness":
+      case "presence_left":
+        this.sources.handle(message); // the editors follow their shared texts
+        break;
       case "fatal":
         this.showFatal(message.message);
         break;
@@ -215,29 +226,9 @@ export class NotebookView implements CellHost {
         if (this.selectedId === message.cell_id) view.element.scrollIntoView({ block: "nearest" });
         break;
       }
-      case "source_set": {
-        if (message.origin === this.state.clientId) {
-          this.sources.acknowledged(message.cell_id, message.source);
-          return;
-        }
-        this.sources.serverSource(message.cell_id, message.source);
-        if (!this.sources.acceptRemote(message.cell_id)) return;
-        const model = this.state.get(message.cell_id);
-        if (!model) return;
-        model.source = message.source;
-        this.views.get(message.cell_id)?.setRemoteSource(message.source);
-        break;
-      }
+      case "source_set":
       case "sources_replaced":
-        for (const { cell_id, source } of message.changes) {
-          this.sources.serverSource(cell_id, source);
-          if (message.origin !== this.state.clientId && !this.sources.acceptRemote(cell_id)) continue;
-          const model = this.state.get(cell_id);
-          if (!model) continue;
-          model.source = source;
-          this.views.get(cell_id)?.setRemoteSource(source);
-        }
-        break;
+        break; // the texts themselves came as the shared text's update, just before
       case "cell_type_set": {
         const model = this.state.get(message.cell_id);
         const view = this.views.get(message.cell_id);
@@ -307,6 +298,7 @@ export class NotebookView implements CellHost {
         break;
     }
     if ("revision" in message && typeof message.revision === "number") this.state.revision = message.revision;
+    if (message.type === "snapshot" || message.type === "cell_inserted" || message.type === "cells_replaced") this.presence.draw();
     this.search.changed(); // the search's count follows every change (outputs, cells, other tabs)
   }
 
@@ -320,24 +312,24 @@ export class NotebookView implements CellHost {
     }
   }
 
-  /** The server's whole state (on connect and every reconnect). Edits typed while disconnected are
-   * rebased on it and sent; cell views that survive keep their editor (focus, cursor, undo). */
+  /** The server's whole state (on connect and every reconnect). The shared texts merge what was typed
+   * here while disconnected; cell views that survive keep their editor (focus, cursor, undo), unless the
+   * server restarted with a new document (then every editor binds to its texts afresh). */
   private loadSnapshot(snapshot: Snapshot): void {
     const keepSelected = this.selectedId;
     const keepMode = this.mode;
     this.follow(snapshot.path); // renamed while this tab was away
     const local = (id: string): string | undefined => this.views.get(id)?.editor.source;
-    const { rebased, missing } = this.sources.resync(snapshot.notebook.cells, local);
-    const orphans = missing.map((id) => ({ index: this.state.indexOf(id), type: this.views.get(id)!.type, source: local(id)! }));
+    const { replaced, orphans } = this.sources.load(snapshot, local);
+    const lost = [...orphans].map(([id, source]) => ({ index: this.state.indexOf(id), type: this.views.get(id)!.type, source }));
     this.state.load(snapshot);
     const old = new Map(this.views);
     this.views.clear();
     for (const model of this.state.cells) {
-      model.source = rebased.get(model.id) ?? model.source;
+      model.source = this.sources.text(model.id)?.toString() ?? model.source;
       const view = old.get(model.id);
-      if (view && view.type === model.type) {
+      if (view && view.type === model.type && !replaced) {
         old.delete(model.id);
-        view.setRemoteSource(model.source);
         view.setState(model.state, model.executionCount);
         view.setOutputs(model.outputs, true);
         this.views.set(model.id, view);
@@ -359,18 +351,18 @@ export class NotebookView implements CellHost {
     this.loaded = true;
     this.root.dataset.loaded = "true";
     this.showConnection();
-    for (const orphan of orphans) {
+    for (const orphan of lost) {
       // Another tab deleted a cell typed into while disconnected: bring it back with our text.
       const index = orphan.index === -1 ? this.state.cells.length : orphan.index;
       this.connection.send({ type: "insert_cell", index, cell_type: orphan.type, cell_id: newCellId(), source: orphan.source });
     }
-    if (orphans.length) showToast("A cell you edited while disconnected had been deleted: it was added back with your text");
+    if (lost.length) showToast("A cell you edited while disconnected had been deleted: it was added back with your text");
   }
 
   /** A new cell from the server at `index`; selected when this tab asked for it (or none is). */
   private addCell(index: number, model: CellModel): void {
     if (this.views.has(model.id)) return;
-    this.sources.serverSource(model.id, model.source);
+    model.source = this.sources.text(model.id)?.toString() ?? model.source;
     const at = this.state.insert(index, model);
     const view = new CellView(model.id, model, this);
     this.views.set(model.id, view);
@@ -389,7 +381,6 @@ export class NotebookView implements CellHost {
     for (const id of ids) {
       const index = this.state.remove(id);
       if (id === selected) selectedIndex = index;
-      this.sources.forget(id);
       this.views.get(id)?.destroy();
       this.views.delete(id);
     }
@@ -445,7 +436,7 @@ export class NotebookView implements CellHost {
 
   private onConnection(state: ConnectionState): void {
     this.bar.setConnection(state);
-    // Typing goes on while disconnected: SourceSync keeps the edits until the next snapshot.
+    // Typing goes on while disconnected: the shared texts keep the edits until the next snapshot.
     if (state === "closed" || state === "fatal") this.sources.disconnected();
     if (state === "fatal") for (const view of this.views.values()) view.editor.setReadOnly(true);
     this.showConnection();
@@ -504,6 +495,7 @@ export class NotebookView implements CellHost {
       this.selectedId = id;
     }
     this.mode = mode;
+    this.presence.selected(id);
     view.setSelected(true, mode);
     this.multi.selected(id);
     if (mode === "edit") {
@@ -549,7 +541,6 @@ export class NotebookView implements CellHost {
     else if (view.type === "code" && !this.connection.send({ type: "execute_cells", cell_ids: [id] })) {
       showToast("Not connected: the cell did not run");
     }
-    else this.sources.flush();
     const index = this.state.indexOf(id);
     if (how === "stay") this.select(id, "command");
     else if (how === "insert") this.insertAt(index + 1, "code", "edit");
@@ -563,7 +554,6 @@ export class NotebookView implements CellHost {
   /** JupyterLab's run-all-below: the selected cell and those after it; the last cell is selected then. */
   private runBelow(): void {
     if (!this.selectedId || !this.act({ type: "run_below", cell_id: this.selectedId })) return;
-    this.sources.flush();
     const last = this.state.cells[this.state.cells.length - 1];
     if (last) this.select(last.id, "command");
   }
@@ -634,12 +624,19 @@ export class NotebookView implements CellHost {
     return this.commandKeys.run(event);
   }
 
-  sourceChanged(id: string, source: string, cursor?: number): void {
+  sourceChanged(id: string, source: string, cursor: number, remote: boolean): void {
     const model = this.state.get(id);
     if (model) model.source = source;
     if (model?.type === "markdown") this.outline.changed();
-    this.sources.changed(id, source, cursor);
+    if (remote) return;
+    this.sources.typedIn(id, cursor);
     if (!this.sources.isOnline) this.bar.setSave({ status: "dirty", message: null }); // kept here, not saved yet
+  }
+
+  shared(id: string): SharedCell {
+    const text = this.sources.text(id);
+    if (!text) throw new Error(`the server sent no text for cell ${id}`);
+    return { text, awareness: this.sources.awareness };
   }
 
   save(): void {

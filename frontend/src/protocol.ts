@@ -78,6 +78,22 @@ export interface SetSource extends Base {
   /** Where the editor's cursor is after the edit: the server reads the completion prompt there. */
   cursor?: number;
 }
+/** Typing: a Yjs update of the cells' texts (collab/), merged by the server and passed to the other tabs. */
+export interface TextUpdate extends Base {
+  type: "y_update";
+  /** base64 of the update's bytes */
+  update: string;
+  /** The cell typed in and the cursor after it: the server reads the completion prompt there. */
+  cell_id?: string;
+  cursor?: number;
+}
+/** This tab's presence (cursor, selection, cell, name): a Yjs awareness update, passed to the other tabs. */
+export interface Presence extends Base {
+  type: "awareness";
+  update: string;
+  /** This tab's Yjs client id: the others drop its presence when it leaves. */
+  y_client: number;
+}
 /** Set several cells' sources as one step (Replace all, and its undo): all or none, one revision. */
 export interface ReplaceSources extends Base {
   type: "replace_sources";
@@ -258,6 +274,8 @@ export interface GetDataPage extends Base {
 
 export type ClientMessage =
   | InsertCell
+  | TextUpdate
+  | Presence
   | DeleteCells
   | RestoreDeleted
   | MoveCell
@@ -393,6 +411,24 @@ export interface Snapshot {
   save: SaveInfo;
   /** The widget models the session keeps (Jupyter's widget-state format); `live`: the kernel has it. */
   widgets?: Record<string, WidgetModelState>;
+  /** The cells' texts as one Yjs document: its id and whole state (base64). */
+  text: { guid: string; update: string };
+}
+/** Another tab's typing, or an operation's change of texts (`origin` null: the server's). */
+export interface TextUpdated {
+  type: "y_update";
+  update: string;
+  origin: string | null;
+}
+/** Another tab's presence (a Yjs awareness update). */
+export interface PresenceUpdated {
+  type: "awareness";
+  update: string;
+}
+/** A tab closed: drop its presence. */
+export interface PresenceLeft {
+  type: "presence_left";
+  y_client: number;
 }
 export interface WidgetModelState {
   model_name: string;
@@ -787,6 +823,9 @@ export interface Fatal {
 
 export type ServerMessage =
   | Snapshot
+  | TextUpdated
+  | PresenceUpdated
+  | PresenceLeft
   | CellInserted
   | CellsDeleted
   | CellMoved

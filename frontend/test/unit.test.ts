@@ -2,14 +2,11 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Connection } from "../src/connection";
 import { saveLabel } from "../src/kernel-bar";
 import { NotebookState, type CellModel } from "../src/notebook-state";
 import { toCodePoints, toUtf16 } from "../src/offsets";
 import { attachmentUrl } from "../src/markdown";
 import { joinText, pickMime } from "../src/outputs";
-import type { ClientMessage } from "../src/protocol";
-import { SourceSync } from "../src/source-sync";
 import "./appearance.test";
 import "./editing.test";
 import "./export.test";
@@ -21,7 +18,7 @@ import "./outputs.test";
 import "./search.test";
 import "./selection.test";
 import "./runs.test";
-import "./source-sync.test";
+import "./collab.test";
 import "./variables.test";
 import "./widgets.test";
 import "./outline.test";
@@ -71,47 +68,6 @@ test("save status labels", () => {
   assert.equal(saveLabel({ status: "error", message: "disk full" }), "save failed: disk full");
 });
 
-class FakeConnection {
-  sent: ClientMessage[] = [];
-  hooks: (() => void)[] = [];
-  addBeforeSend(hook: () => void): void {
-    this.hooks.push(hook);
-  }
-  sendRaw(message: ClientMessage): boolean {
-    this.sent.push(message);
-    return true;
-  }
-  send(message: ClientMessage): boolean {
-    for (const hook of this.hooks) hook();
-    return this.sendRaw(message);
-  }
-}
-
-test("edits are coalesced and flushed before any other message", async () => {
-  const fake = new FakeConnection();
-  const sync = new SourceSync(fake as unknown as Connection);
-  sync.changed("a", "x");
-  sync.changed("a", "xy");
-  fake.send({ type: "execute_cells", cell_ids: ["a"] });
-  assert.deepEqual(fake.sent, [
-    { type: "set_source", cell_id: "a", source: "xy" },
-    { type: "execute_cells", cell_ids: ["a"] },
-  ]);
-  await Promise.resolve();
-  assert.equal(fake.sent.length, 2); // the microtask flush finds nothing left
-});
-
-test("remote edits wait while our own edit of that cell is unacknowledged", () => {
-  const fake = new FakeConnection();
-  const sync = new SourceSync(fake as unknown as Connection);
-  assert.equal(sync.acceptRemote("a"), true);
-  sync.changed("a", "mine");
-  sync.flush();
-  assert.equal(sync.acceptRemote("a"), false); // the server will apply ours after theirs
-  assert.equal(sync.acceptRemote("b"), true);
-  sync.acknowledged("a", "mine");
-  assert.equal(sync.acceptRemote("a"), true);
-});
 
 test("markdown attachments become data: URLs (issue 14.15)", () => {
   const attachments = { "red dot.png": { "image/png": "iVBO\nRw==" }, "a.svg": { "image/svg+xml": "<svg/>" } };

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 CellType = Literal["code", "markdown", "raw"]
 CellId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Source = Annotated[str, Field(max_length=2_000_000)]
+Base64 = Annotated[str, Field(max_length=4_000_000, pattern=r"^[A-Za-z0-9+/]*={0,2}$")]
 
 
 class _Message(BaseModel):
@@ -115,6 +116,23 @@ class SetSource(_Message):
     cell_id: CellId
     source: Source
     cursor: int | None = Field(default=None, ge=0)  # the editor's cursor after the edit (completion reads there)
+
+
+class TextUpdate(_Message):
+    """Typing: a Yjs update of the cells' texts (`collab.shared_text`), merged and passed to the other tabs."""
+
+    type: Literal["y_update"]
+    update: Base64
+    cell_id: CellId | None = None  # the cell typed in, and the cursor after it (completion reads there)
+    cursor: int | None = Field(default=None, ge=0)
+
+
+class Presence(_Message):
+    """The tab's cursor, selection, cell and name: a Yjs awareness update, passed to the other tabs."""
+
+    type: Literal["awareness"]
+    update: Annotated[str, Field(max_length=65_536, pattern=r"^[A-Za-z0-9+/]*={0,2}$")]
+    y_client: int = Field(ge=0, le=2**53)  # the tab's Yjs client id: the others drop its presence when it leaves
 
 
 class SourceChange(BaseModel):
@@ -336,7 +354,6 @@ class InstallPackage(_Message):
 
 
 CommId = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
-Base64 = Annotated[str, Field(max_length=4_000_000, pattern=r"^[A-Za-z0-9+/]*={0,2}$")]
 
 
 class _Comm(_Message):
@@ -409,6 +426,8 @@ ClientMessage = Annotated[
     | SplitCell
     | SetCellsType
     | SetSource
+    | TextUpdate
+    | Presence
     | ReplaceSources
     | SetCellType
     | SetCellMetadata

@@ -29,7 +29,7 @@ import {
   type ViewUpdate,
   WidgetType,
 } from "@codemirror/view";
-import { type EditorContext, registerEditorExtension, remoteChange } from "../editor";
+import { type EditorContext, isRemote, registerEditorExtension } from "../editor";
 import { toCodePoints } from "../offsets";
 import type { AcceptKind, ServerMessage, SuggestionKind } from "../protocol";
 import { showToast } from "../toast";
@@ -199,7 +199,7 @@ class GhostController {
     }
     if (update.docChanged) {
       this.cancel();
-      if (!update.transactions.every((tr) => tr.annotation(remoteChange) || !tr.docChanged)) this.schedule();
+      if (!update.transactions.every((tr) => isRemote(tr) || !tr.docChanged)) this.schedule();
     } else if (update.selectionSet) {
       this.cancel(); // the field has dropped the ghost text already
     } else if (update.focusChanged && !update.view.hasFocus) {

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ghostbook import protocol as p
+from ghostbook.collab.shared_text import UpdateError
 from ghostbook.kernel.events import ExecutionFinished, KernelEvent, StatusChanged
 from ghostbook.session import actions as a
 from ghostbook.session import reducer
 from ghostbook.session import widgets as w
 from ghostbook.session.autosave import Autosaver
+from ghostbook.session.collaboration import Collaboration
 from ghostbook.session.full_outputs import FullOutputs
 from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
@@ -86,6 +88,7 @@ class NotebookSession:
         self._editing: EditService | None = None  # created at the first edit or settings message
         self._namespace: KernelNamespace | None = None
         self.installer = PackageInstaller(self.broadcast)  # missing packages, one click
+        self.collaboration = Collaboration(data.cells, self.broadcast)  # cell texts as a CRDT, presence
         self.variables = KernelVariables(self._silent_runner, self._send_to,  # the Variables panel
                                          lambda: self.data.running is not None or bool(self.data.queue))
 
@@ -129,11 +132,14 @@ class NotebookSession:
         self.clients[client.id] = client
         snapshot = self.data.snapshot()
         client.send(json.dumps(p.event("snapshot", client_id=client.id, kernelspecs=kernelspecs,
-                                       save=self.autosaver.status, **snapshot)))
+                                       save=self.autosaver.status, text=self.collaboration.snapshot(), **snapshot)))
+        for message in self.collaboration.presence_messages(client.id):
+            client.send(json.dumps(message))
 
     def remove_client(self, client_id: str) -> None:
         self.clients.pop(client_id, None)
         self.variables.forget(client_id)
+        self.collaboration.left(client_id)
         if self._editing is not None:
             self._editing.cancel(client_id)  # its review is gone with it; the cell was never changed
 
@@ -144,6 +150,10 @@ class NotebookSession:
         match message:
             case p.Ping():
                 self._reply(client, p.event("pong", ref=message.ref))
+            case p.TextUpdate():
+                self._text_update(client, message)
+            case p.Presence():
+                self.collaboration.presence(client.id, message)
             case p.Save():
                 ok = await self.autosaver.save()
                 if not ok:
@@ -178,8 +188,26 @@ class NotebookSession:
 
     def apply(self, op: Operation) -> None:
         by_kernel = isinstance(op, FromKernel)  # outputs and execution state: saved on a slower schedule
-        for action in reducer.apply(self.data, op):
+        actions = reducer.apply(self.data, op)
+        if not by_kernel:  # texts first: a new cell's text reaches the tabs before the cell does
+            self.collaboration.sync(self.data.cells)
+        for action in actions:
             self._perform(action, by_kernel)
+
+    def _text_update(self, client: Client, message: p.TextUpdate) -> None:
+        """A tab's typing: merged into the shared texts, passed to the other tabs, saved soon."""
+        try:
+            changes = self.collaboration.text_update(client.id, message, self.data.find)
+        except UpdateError as exc:
+            self._reply(client, p.error_message(str(exc), message.ref))
+            return
+        if self.collaboration.needs_sync:
+            self.collaboration.sync(self.data.cells)
+        if changes:
+            self._perform(a.DocumentChanged())
+        typed = next((change for change in changes if change.cell_id == message.cell_id), None)
+        if typed is not None and self._completion is not None:
+            self._completion.edited(typed.cell_id, typed.before, message.cursor)  # read the prompt now
 
     def _on_kernel_event(self, event: KernelEvent) -> None:
         if not self.closed:

@@ -1,0 +1,101 @@
+// Other tabs' cursors and selections in a cell's editor, in their colour with their name; and this tab's
+// own cursor published to them (the awareness field `cursor`, as y-codemirror.next writes it).
+//
+// Adapted from y-codemirror.next's y-remote-selections.js (MIT, Kevin Jahns): the caret carries its name
+// in an attribute shown by CSS, so the editor's text (what is copied, searched and read by tests) holds
+// nothing but the cell's text.
+
+import { Annotation, type Range } from "@codemirror/state";
+import { Decoration, type DecorationSet, EditorView, ViewPlugin, type ViewUpdate, WidgetType } from "@codemirror/view";
+import type { Awareness } from "y-protocols/awareness";
+import * as Y from "yjs";
+import { type Person, personOf } from "./people";
+
+const redraw = Annotation.define<boolean>();
+
+class Caret extends WidgetType {
+  constructor(private readonly person: Person) {
+    super();
+  }
+
+  toDOM(): HTMLElement {
+    const caret = document.createElement("span");
+    caret.className = "remote-caret";
+    caret.style.borderColor = this.person.color;
+    caret.style.setProperty("--person", this.person.color);
+    caret.dataset.name = this.person.name;
+    caret.setAttribute("aria-label", `${this.person.name}'s cursor`);
+    return caret;
+  }
+
+  eq(other: Caret): boolean {
+    return other.person.color === this.person.color && other.person.name === this.person.name;
+  }
+
+  ignoreEvent(): boolean {
+    return true;
+  }
+}
+
+/** The remote cursors of `text`'s editor; this editor's cursor goes into `awareness` while it has focus. */
+export function remoteCursors(text: Y.Text, awareness: Awareness): ViewPlugin<{ decorations: DecorationSet }> {
+  return ViewPlugin.fromClass(
+    class {
+      decorations: DecorationSet = Decoration.none;
+      private readonly listener: (changes: { added: number[]; updated: number[]; removed: number[] }) => void;
+
+      constructor(private readonly view: EditorView) {
+        this.listener = ({ added, updated, removed }) => {
+          const others = [...added, ...updated, ...removed].some((id) => id !== awareness.clientID);
+          if (others) queueMicrotask(() => this.view.dispatch({ annotations: redraw.of(true) }));
+        };
+        awareness.on("change", this.listener);
+        this.decorations = this.draw();
+      }
+
+      update(update: ViewUpdate): void {
+        this.publish(update);
+        if (update.docChanged || update.transactions.some((tr) => tr.annotation(redraw))) this.decorations = this.draw();
+      }
+
+      destroy(): void {
+        awareness.off("change", this.listener);
+      }
+
+      private publish(update: ViewUpdate): void {
+        const state = awareness.getLocalState();
+        if (state === null) return;
+        const focused = update.view.hasFocus && update.view.dom.ownerDocument.hasFocus();
+        if (!focused) return; // another cell's editor may hold the cursor now: leave it alone
+        const { anchor, head } = update.state.selection.main;
+        const current = state.cursor as { anchor: unknown; head: unknown } | null | undefined;
+        const next = { anchor: Y.createRelativePositionFromTypeIndex(text, anchor), head: Y.createRelativePositionFromTypeIndex(text, head) };
+        const same = current && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.anchor), next.anchor)
+          && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.head), next.head);
+        if (!same) awareness.setLocalStateField("cursor", next);
+      }
+
+      private draw(): DecorationSet {
+        const doc = text.doc;
+        if (!doc) return Decoration.none;
+        const ranges: Range<Decoration>[] = [];
+        awareness.getStates().forEach((state, clientId) => {
+          if (clientId === awareness.clientID || !state.cursor) return;
+          const anchor = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.cursor.anchor), doc);
+          const head = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.cursor.head), doc);
+          if (!anchor || !head || anchor.type !== text || head.type !== text) return;
+          const person = personOf(state);
+          const length = this.view.state.doc.length;
+          const from = Math.min(anchor.index, head.index, length);
+          const to = Math.min(Math.max(anchor.index, head.index), length);
+          if (from < to) {
+            ranges.push(Decoration.mark({ class: "remote-selection", attributes: { style: `background-color: ${person.light}` } }).range(from, to));
+          }
+          ranges.push(Decoration.widget({ widget: new Caret(person), side: head.index > anchor.index ? -1 : 1 }).range(Math.min(head.index, length)));
+        });
+        return Decoration.set(ranges, true);
+      }
+    },
+    { decorations: (plugin) => plugin.decorations },
+  );
+}

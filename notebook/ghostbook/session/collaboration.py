@@ -1,0 +1,72 @@
+"""The session's side of real-time collaboration: cell texts as one CRDT (`collab.shared_text`) and
+presence, passed between the tabs of one notebook.
+
+The session's reducer still owns `Cell.source` for everything else (running, completion, saving);
+this keeps it equal to the shared texts both ways: a tab's update changes the cells' sources, and an
+operation that changes sources (or cells) is reconciled into the document and sent to every tab.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ghostbook import protocol as p
+from ghostbook.collab.shared_text import SharedText, TextChange, UpdateError
+from ghostbook.session.state import Cell
+
+Broadcast = Callable[..., None]  # (message, key=None, skip=None)
+
+
+class Collaboration:
+    def __init__(self, cells: Sequence[Cell], broadcast: Broadcast) -> None:
+        self.text = SharedText((cell.id, cell.source) for cell in cells)
+        self._broadcast = broadcast
+        self._presence: dict[str, tuple[int, str]] = {}  # client id -> (its Yjs client id, last awareness update)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The shared texts for a snapshot: the document's id and its whole state."""
+        return {"guid": self.text.guid, "update": base64.b64encode(self.text.state()).decode("ascii")}
+
+    def presence_messages(self, client_id: str) -> list[dict[str, Any]]:
+        """The other tabs' presence, for a tab that just connected."""
+        return [p.event("awareness", update=update) for other, (_, update) in self._presence.items()
+                if other != client_id]
+
+    def text_update(self, client_id: str, message: p.TextUpdate,
+                    cells: Callable[[str], Cell | None]) -> list[TextChange]:
+        """Merge a tab's typing (UpdateError if malformed), set the cells' sources, and pass it on."""
+        try:
+            update = base64.b64decode(message.update, validate=True)
+        except binascii.Error as exc:
+            raise UpdateError(f"the text update is not base64: {exc}") from None
+        changes = self.text.apply(update)
+        for change in changes:
+            cell = cells(change.cell_id)
+            if cell is not None:
+                cell.source = change.after
+        self._broadcast(p.event("y_update", update=message.update, origin=client_id), skip=client_id)
+        return changes
+
+    @property
+    def needs_sync(self) -> bool:
+        """A tab's update made entries only the server may make (`sync` takes them out)."""
+        return self.text.foreign
+
+    def sync(self, cells: Sequence[Cell]) -> None:
+        """After an operation: the shared texts become the cells' (the smallest change), sent to every tab."""
+        update = self.text.reconcile((cell.id, cell.source) for cell in cells)
+        if update is not None:
+            self._broadcast(p.event("y_update", update=base64.b64encode(update).decode("ascii"), origin=None))
+
+    def presence(self, client_id: str, message: p.Presence) -> None:
+        self._presence[client_id] = (message.y_client, message.update)
+        self._broadcast(p.event("awareness", update=message.update), skip=client_id)
+
+    def left(self, client_id: str) -> None:
+        """A tab closed: the others drop its cursor and name at once (not after awareness' timeout)."""
+        gone = self._presence.pop(client_id, None)
+        if gone is not None:
+            self._broadcast(p.event("presence_left", y_client=gone[0]))
