@@ -4,6 +4,7 @@
 import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
 import { closedBanner } from "./closed-banner";
 import { Connection, type ConnectionState } from "./connection";
+import { FileChangedBar } from "./disk-change/file-changed-bar";
 import { el } from "./dom";
 import { icon } from "./icons";
 import { missingModule } from "./install";
@@ -52,6 +53,8 @@ export class NotebookView implements CellHost {
   private readonly multi: MultiCell;
   private readonly sources: SourceSync;
   private readonly offlineBanner: HTMLElement;
+  /** The file changed on disk: Revert or Overwrite (disk-change/). */
+  private readonly fileChanged: FileChangedBar;
   private readonly name: NotebookName;
   private readonly homeLink: HTMLAnchorElement;
   private readonly commandKeys: { run(event: KeyboardEvent): boolean };
@@ -90,6 +93,8 @@ export class NotebookView implements CellHost {
     }, this.connection);
     this.offlineBanner = this.buildOfflineBanner();
     this.bar.element.append(this.offlineBanner); // in the sticky toolbar: seen wherever one scrolls
+    this.fileChanged = new FileChangedBar((choice) => this.act({ type: "resolve_file_change", choice }));
+    this.bar.element.append(this.fileChanged.element);
     this.search = new NotebookSearch({
       cells: () => this.state.cells.flatMap((model) => {
         const view = this.views.get(model.id);
@@ -172,6 +177,9 @@ export class NotebookView implements CellHost {
       case "notebook_renamed":
         this.follow(message.path);
         break;
+      case "file_changed_on_disk":
+        this.fileChanged.show(message.path);
+        break;
       case "notebook_deleted":
         this.showClosed("notebook-deleted", `${message.path} was deleted.`,
           "Nothing in this tab is saved any more. Its cells stay here, read-only: select text to copy it, or copy all cells at once.");
@@ -217,11 +225,11 @@ export class NotebookView implements CellHost {
       }
       case "source_set": {
         if (message.origin === this.state.clientId) {
-          this.sources.acknowledged(message.cell_id, message.source);
-          return;
+          if (!this.sources.acknowledged(message.cell_id, message.source)) return; // else sent before a Revert
+        } else {
+          this.sources.serverSource(message.cell_id, message.source);
+          if (!this.sources.acceptRemote(message.cell_id)) return;
         }
-        this.sources.serverSource(message.cell_id, message.source);
-        if (!this.sources.acceptRemote(message.cell_id)) return;
         const model = this.state.get(message.cell_id);
         if (!model) return;
         model.source = message.source;
@@ -299,6 +307,7 @@ export class NotebookView implements CellHost {
       case "save_status":
         this.state.save = message.save;
         this.bar.setSave(message.save);
+        this.fileChanged.follow(message.save, this.path);
         break;
       case "error":
         showToast(message.message);
@@ -327,6 +336,7 @@ export class NotebookView implements CellHost {
     const keepMode = this.mode;
     this.follow(snapshot.path); // renamed while this tab was away
     const local = (id: string): string | undefined => this.views.get(id)?.editor.source;
+    if (snapshot.reloaded) this.sources.reset(); // Revert: the file's text, not this tab's, wins
     const { rebased, missing } = this.sources.resync(snapshot.notebook.cells, local);
     const orphans = missing.map((id) => ({ index: this.state.indexOf(id), type: this.views.get(id)!.type, source: local(id)! }));
     this.state.load(snapshot);
@@ -353,6 +363,7 @@ export class NotebookView implements CellHost {
     }
     this.bar.setKernel(snapshot.kernel, snapshot.kernelspecs);
     this.bar.setSave(snapshot.save);
+    this.fileChanged.follow(snapshot.save, this.path);
     if (keepSelected && !this.views.has(keepSelected)) this.selectedId = null;
     const target = keepSelected && this.views.has(keepSelected) ? keepSelected : this.state.cells[0]?.id;
     if (target) this.select(target, keepSelected === target && this.loaded ? keepMode : "command");

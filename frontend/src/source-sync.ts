@@ -74,6 +74,8 @@ export class SourceSync {
   /** Cells edited since the socket dropped (or whose edits were unacknowledged when it did). */
   private offline = new Set<string>();
   private online = true; // false from a socket drop until the next snapshot
+  /** Echoes still to come (per cell, how many) of edits sent before a Revert that the server applied after it. */
+  private beforeReload = new Map<string, number>();
   private scheduled = false;
 
   constructor(private readonly connection: Connection) {
@@ -128,12 +130,20 @@ export class SourceSync {
     this.cursors.clear();
   }
 
-  /** The server echoed one of our edits. */
-  acknowledged(cellId: string, source: string): void {
+  /** The server echoed one of our edits. True when the editor should show its text: an edit sent before a
+   * Revert reached the server after it (so the server holds it), and no newer edit of ours is on its way. */
+  acknowledged(cellId: string, source: string): boolean {
     this.server.set(cellId, source);
+    const stale = this.beforeReload.get(cellId);
+    if (stale !== undefined) {
+      if (stale > 1) this.beforeReload.set(cellId, stale - 1);
+      else this.beforeReload.delete(cellId);
+      return !this.inFlight.has(cellId) && !this.pending.has(cellId);
+    }
     const entry = this.inFlight.get(cellId);
     if (entry && entry.count > 1) entry.count -= 1;
     else this.inFlight.delete(cellId);
+    return false;
   }
 
   /** The server holds `source` for a cell (another tab's edit, or a new cell). */
@@ -159,8 +169,21 @@ export class SourceSync {
     this.sent.delete(cellId);
   }
 
+  /** The server reloaded the notebook from its file (Revert): forget every edit not yet acknowledged, so
+   * that the next snapshot's text is taken as it is rather than rebased on. */
+  reset(): void {
+    for (const [id, { count }] of this.inFlight) this.beforeReload.set(id, (this.beforeReload.get(id) ?? 0) + count);
+    this.pending.clear();
+    this.cursors.clear();
+    this.inFlight.clear();
+    this.sent.clear();
+    this.offline.clear();
+    this.scheduled = false;
+  }
+
   /** The socket dropped: keep every unsent or unacknowledged edit for the next snapshot. */
   disconnected(): void {
+    this.beforeReload.clear(); // the old socket's echoes never come
     if (!this.online) return;
     this.flushPendingToOffline();
     this.online = false;

@@ -11,6 +11,7 @@ import { joinText, pickMime } from "../src/outputs";
 import type { ClientMessage } from "../src/protocol";
 import { SourceSync } from "../src/source-sync";
 import "./appearance.test";
+import "./disk-change.test";
 import "./editing.test";
 import "./export.test";
 import "./install.test";
