@@ -1,6 +1,6 @@
 // One websocket per open notebook: sends client messages, matches replies to requests by `ref`,
 // and reconnects with backoff (each reconnect starts with a fresh snapshot from the server; what was
-// typed meanwhile is kept by SourceSync and rebased on it).
+// typed meanwhile is kept by the shared texts and merged into it).
 
 import type { ClientMessage, ReplyMessage, ServerMessage } from "./protocol";
 

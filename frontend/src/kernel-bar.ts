@@ -38,6 +38,8 @@ export function saveLabel(save: SaveInfo): string {
       return "saving…";
     case "error":
       return `save failed: ${save.message ?? "unknown error"}`;
+    case "conflict":
+      return "not saved: changed on disk";
   }
 }
 

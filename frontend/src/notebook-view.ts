@@ -4,6 +4,7 @@
 import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
 import { closedBanner } from "./closed-banner";
 import { Connection, type ConnectionState } from "./connection";
+import { FileChangedBar } from "./disk-change/file-changed-bar";
 import { el } from "./dom";
 import { icon } from "./icons";
 import { missingModule } from "./install";
@@ -55,6 +56,8 @@ export class NotebookView implements CellHost {
   private readonly sources: SharedText;
   private readonly presence: Presence;
   private readonly offlineBanner: HTMLElement;
+  /** The file changed on disk: Revert or Overwrite (disk-change/). */
+  private readonly fileChanged: FileChangedBar;
   private readonly name: NotebookName;
   private readonly homeLink: HTMLAnchorElement;
   private readonly commandKeys: { run(event: KeyboardEvent): boolean };
@@ -94,6 +97,8 @@ export class NotebookView implements CellHost {
     }, this.connection);
     this.offlineBanner = this.buildOfflineBanner();
     this.bar.element.append(this.offlineBanner); // in the sticky toolbar: seen wherever one scrolls
+    this.fileChanged = new FileChangedBar((choice) => this.act({ type: "resolve_file_change", choice }));
+    this.bar.element.append(this.fileChanged.element);
     this.search = new NotebookSearch({
       cells: () => this.state.cells.flatMap((model) => {
         const view = this.views.get(model.id);
@@ -182,6 +187,9 @@ export class NotebookView implements CellHost {
         break;
       case "notebook_renamed":
         this.follow(message.path);
+        break;
+      case "file_changed_on_disk":
+        this.fileChanged.show(message.path);
         break;
       case "notebook_deleted":
         this.showClosed("notebook-deleted", `${message.path} was deleted.`,
@@ -290,6 +298,7 @@ export class NotebookView implements CellHost {
       case "save_status":
         this.state.save = message.save;
         this.bar.setSave(message.save);
+        this.fileChanged.follow(message.save, this.path);
         break;
       case "error":
         showToast(message.message);
@@ -345,6 +354,7 @@ export class NotebookView implements CellHost {
     }
     this.bar.setKernel(snapshot.kernel, snapshot.kernelspecs);
     this.bar.setSave(snapshot.save);
+    this.fileChanged.follow(snapshot.save, this.path);
     if (keepSelected && !this.views.has(keepSelected)) this.selectedId = null;
     const target = keepSelected && this.views.has(keepSelected) ? keepSelected : this.state.cells[0]?.id;
     if (target) this.select(target, keepSelected === target && this.loaded ? keepMode : "command");

@@ -5,7 +5,8 @@
 export type CellType = "code" | "markdown" | "raw";
 export type CellState = "idle" | "queued" | "running";
 export type KernelStatus = "starting" | "idle" | "busy" | "dead" | "restarting";
-export type SaveStatus = "saved" | "dirty" | "saving" | "error";
+/** conflict: the file changed on disk; nothing is saved until a tab sends resolve_file_change. */
+export type SaveStatus = "saved" | "dirty" | "saving" | "error" | "conflict";
 
 // ---- client -> server ----------------------------------------------------------------------
 
@@ -162,6 +163,12 @@ export interface StdinReply extends Base {
 export interface Save extends Base {
   type: "save";
 }
+/** The answer to file_changed_on_disk (JupyterLab's "File Changed"): overwrite the file with the session's
+ * version, or load the file's version (revert; every tab gets a fresh snapshot). Ignored with no change pending. */
+export interface ResolveFileChange extends Base {
+  type: "resolve_file_change";
+  choice: "overwrite" | "revert";
+}
 /** Kernel intellisense at `cursor` (a character offset, in code points) in the server's copy. */
 export interface Complete extends Base {
   type: "complete";
@@ -300,6 +307,7 @@ export type ClientMessage =
   | ClearOutputs
   | StdinReply
   | Save
+  | ResolveFileChange
   | Complete
   | Inspect
   | Suggest
@@ -413,6 +421,8 @@ export interface Snapshot {
   widgets?: Record<string, WidgetModelState>;
   /** The cells' texts as one Yjs document: its id and whole state (base64). */
   text: { guid: string; update: string };
+  /** After a Revert: the file's text wins over this tab's unacknowledged edits (a reconnect rebases them). */
+  reloaded?: boolean;
 }
 /** Another tab's typing, or an operation's change of texts (`origin` null: the server's). */
 export interface TextUpdated {
@@ -779,6 +789,12 @@ export interface NotebookDeleted {
   type: "notebook_deleted";
   path: string;
 }
+/** The file changed outside the session since it was opened or saved: edits are kept, not saved, until a
+ * tab answers with resolve_file_change (save_status says "conflict" meanwhile). */
+export interface FileChangedOnDisk {
+  type: "file_changed_on_disk";
+  path: string;
+}
 /** One kernel name in the Variables panel (shape: arrays and frames; length: sized builtins; size: bytes). */
 export interface Variable {
   name: string;
@@ -859,6 +875,7 @@ export type ServerMessage =
   | ErrorMessage
   | NotebookRenamed
   | NotebookDeleted
+  | FileChangedOnDisk
   | CommEvent
   | CommDone
   | CommInfoReply

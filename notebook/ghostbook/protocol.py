@@ -235,6 +235,15 @@ class Save(_Message):
     type: Literal["save"]
 
 
+class ResolveFileChange(_Message):
+    """The answer to `file_changed_on_disk` (JupyterLab's "File Changed"): `overwrite` saves the session's
+    version over the file; `revert` loads the file's version into the session (the kernel runs on) and
+    every tab gets a fresh snapshot. Ignored when no change is pending (another tab answered first)."""
+
+    type: Literal["resolve_file_change"]
+    choice: Literal["overwrite", "revert"]
+
+
 class Complete(_Message):
     """Kernel intellisense at `cursor` (a character offset) in the server's copy of the cell."""
 
@@ -443,6 +452,7 @@ ClientMessage = Annotated[
     | ClearOutputs
     | StdinReply
     | Save
+    | ResolveFileChange
     | Complete
     | Inspect
     | Suggest
@@ -506,14 +516,17 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #
 # snapshot      {type, client_id, revision, path, notebook: {cells: [Cell], metadata},
 #                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo,
-#                widgets: {model_id: WidgetModel}}
+#                widgets: {model_id: WidgetModel}, reloaded?: true}
+#                (reloaded: sent to every tab after a Revert: the file's text wins over edits of this tab
+#                not yet acknowledged, which a reconnect's snapshot would rebase instead)
 #   WidgetModel {model_name, model_module, model_module_version, state, buffers?: [{path, data, encoding}],
 #                live: bool}   (Jupyter's widget-state format; live: the kernel has it, else it shows as saved)
 #   Cell        {id, cell_type, source, outputs: [nbformat output dict], execution_count: int|null,
 #                state: "idle"|"queued"|"running", metadata, attachments: {name: {mime: base64}}}
 #   KernelInfo  {status: "starting"|"idle"|"busy"|"dead"|"restarting", name, display_name,
 #                reason: str|null, can_install: bool}   (can_install: a local Python kernel with pip or uv)
-#   SaveInfo    {status: "saved"|"dirty"|"saving"|"error", message: str|null}
+#   SaveInfo    {status: "saved"|"dirty"|"saving"|"error"|"conflict", message: str|null}
+#                 (conflict: the file changed on disk; nothing is saved until a tab sends resolve_file_change)
 # cell_inserted {type, revision, origin, index, cell: Cell}
 # cells_deleted {type, revision, origin, cell_ids}
 # cell_moved    {type, revision, origin, cell_id, index}
@@ -573,6 +586,9 @@ def _guess_ref(raw: str | bytes) -> str | None:
 # error         {type, ref, message}
 # notebook_renamed {type, path}   (renamed or moved, here or in the file browser: the tab follows `path`)
 # notebook_deleted {type, path}   (the file was deleted: nothing saves any more; the tab keeps its text)
+# file_changed_on_disk {type, path}   (the file changed outside the session since it was opened or last
+#                 saved: to every tab, with save_status "conflict"; edits are kept, not saved, until a tab
+#                 answers resolve_file_change)
 # fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
 # comm_open     {type, comm_id, target_name, data, metadata, buffers: [base64], parent_msg_id}
 # comm_msg      {type, comm_id, data, metadata, buffers: [base64], parent_msg_id}

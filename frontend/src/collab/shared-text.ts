@@ -96,6 +96,7 @@ export class SharedText {
       const text = local(id);
       return text === undefined ? [] : [[id, text] as const];
     }));
+    if (snapshot.reloaded) mine.clear(); // Revert: the file's text wins over what was typed here
     const replaced = this.guid !== null && this.guid !== snapshot.text.guid;
     if (replaced) this.replaceDoc();
     this.guid = snapshot.text.guid;

@@ -1,6 +1,6 @@
 // Edit with AI for one code cell: the prompt (Ctrl+K), the request, the streamed proposal's review,
 // and Accept / Reject. Nothing reaches the document until Accept, which is one ordinary edit of the
-// cell's editor (one undo step; SourceSync sends it as any typed edit). Another tab's edit of the
+// cell's editor (one undo step; the shared text sends it as any typing). Another tab's edit of the
 // cell, the user's own typing, or the cell's deletion drop the proposal.
 //
 // phases: closed → prompting (the input) → waiting (request sent) → reviewing (a proposal shown;

@@ -77,12 +77,13 @@ def notebook_to_json(notebook: dict[str, Any]) -> str:
     return JSONWriter().writes(nbformat.from_dict(notebook)) + "\n"
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> os.stat_result:
     """Write `text` to `path` so that a crash leaves either the old or the new file, never half.
 
     The data goes to a temporary file in the same folder, is fsync'ed, then renamed over `path`
     (os.replace is atomic on POSIX), and the folder entry is fsync'ed. On any error the temporary
-    file is removed and the original is untouched.
+    file is removed and the original is untouched. Returns the written file's stat, taken before the
+    rename (so a change made by someone else right after it cannot pass for ours).
     """
     folder = path.parent
     fd, tmp_name = tempfile.mkstemp(prefix=f".~{_shortened(path.name)}.", suffix=".tmp", dir=folder)
@@ -91,6 +92,7 @@ def write_atomic(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+            written = os.fstat(handle.fileno())
         if path.exists():
             os.chmod(tmp_name, path.stat().st_mode & 0o777)
         os.replace(tmp_name, path)
@@ -105,6 +107,7 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+    return written
 
 
 def _shortened(name: str, limit: int = TMP_NAME_BYTES) -> str:

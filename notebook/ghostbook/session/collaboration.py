@@ -26,6 +26,11 @@ class Collaboration:
         self._broadcast = broadcast
         self._presence: dict[str, tuple[int, str]] = {}  # client id -> (its Yjs client id, last awareness update)
 
+    def reset(self, cells: Sequence[Cell]) -> None:
+        """The notebook was replaced as a whole (Revert): a new document, which the tabs take as the
+        truth (their snapshot says `reloaded`); presence carries over."""
+        self.text = SharedText((cell.id, cell.source) for cell in cells)
+
     def snapshot(self) -> dict[str, Any]:
         """The shared texts for a snapshot: the document's id and its whole state."""
         return {"guid": self.text.guid, "update": base64.b64encode(self.text.state()).decode("ascii")}

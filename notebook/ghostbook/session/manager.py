@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ghostbook.documents.contents import Contents, ContentsError
 from ghostbook.documents.ipynb_file import read_notebook
+from ghostbook.documents.stamp import stamp_file
 from ghostbook.session.runtime import KernelFactory, NotebookSession
 from ghostbook.session.state import NotebookData
 
@@ -42,9 +43,10 @@ class SessionManager:
                 return session
             if file_path.suffix != ".ipynb" or not file_path.is_file():
                 raise ContentsError(f"no such notebook: {path}")
+            stamp = await asyncio.to_thread(stamp_file, file_path)  # before reading: a change made meanwhile shows
             notebook = await asyncio.to_thread(read_notebook, file_path)
             session = NotebookSession(NotebookData.from_nbformat(key, notebook), file_path,
-                                      self._kernel_factory, self._default_kernel)
+                                      self._kernel_factory, self._default_kernel, stamp=stamp)
             self.sessions[key] = session
             session.start()
             return session

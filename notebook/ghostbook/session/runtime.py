@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ghostbook import protocol as p
 from ghostbook.collab.shared_text import UpdateError
+from ghostbook.documents.ipynb_file import NotebookFormatError, read_notebook
+from ghostbook.documents.stamp import FileStamp
 from ghostbook.kernel.events import ExecutionFinished, KernelEvent, StatusChanged
 from ghostbook.session import actions as a
 from ghostbook.session import reducer
@@ -25,6 +27,7 @@ from ghostbook.session.full_outputs import FullOutputs
 from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
+from ghostbook.session.reload import carry_over
 from ghostbook.session.state import NotebookData
 from ghostbook.session.variables import KernelVariables
 
@@ -69,7 +72,7 @@ KernelFactory = Callable[[Callable[[KernelEvent], None], str, str], Kernel]
 
 class NotebookSession:
     def __init__(self, data: NotebookData, file_path: Path, kernel_factory: KernelFactory,
-                 default_kernel: str = "python3") -> None:
+                 default_kernel: str = "python3", stamp: FileStamp | None = None) -> None:
         self.data = data
         self.data.keep_full_outputs = True  # long streams keep their whole text, in files (full_outputs)
         self.full_outputs = FullOutputs()
@@ -80,7 +83,9 @@ class NotebookSession:
         self.kernel: Kernel | None = None
         self._kernel_generation = 0  # events of a replaced kernel are dropped
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.autosaver = Autosaver(file_path, data.to_nbformat, self._on_save_status)
+        # stamp: the file as it was read (documents/stamp.py); a change made to it outside is not saved over
+        self.autosaver = Autosaver(file_path, lambda: self.data.to_nbformat(), self._on_save_status, stamp=stamp)
+        self._kernelspecs: list[dict[str, Any]] = []
         self._throttle = OutputThrottle(self._send_outputs)
         self._widget_throttle = OutputThrottle(self._send_widget_outputs)  # Output widgets' captured outputs
         self.closed = False
@@ -97,6 +102,7 @@ class NotebookSession:
     def start(self) -> None:
         """Start the notebook's kernel in the background (and the completion model, shared, if not loaded)."""
         self._spawn(self._start_kernel(self.data.kernel.name or self._default_kernel))
+        self._spawn(self.autosaver.watch())  # the file changed on disk: every tab hears of it
         _ = self.completion
 
     async def close(self) -> None:
@@ -130,11 +136,43 @@ class NotebookSession:
 
     def add_client(self, client: Client, kernelspecs: list[dict[str, Any]]) -> None:
         self.clients[client.id] = client
+        self._kernelspecs = kernelspecs
+        self._send_snapshot(client)
+
+    def _send_snapshot(self, client: Client, **extra: Any) -> None:
         snapshot = self.data.snapshot()
-        client.send(json.dumps(p.event("snapshot", client_id=client.id, kernelspecs=kernelspecs,
-                                       save=self.autosaver.status, text=self.collaboration.snapshot(), **snapshot)))
+        client.send(json.dumps(p.event("snapshot", client_id=client.id, kernelspecs=self._kernelspecs,
+                                       save=self.autosaver.status, text=self.collaboration.snapshot(),
+                                       **snapshot, **extra)))
         for message in self.collaboration.presence_messages(client.id):
             client.send(json.dumps(message))
+
+    async def reload_from_disk(self) -> None:
+        """Revert: the notebook as its file has it now (cells, metadata), built as opening builds it, in place
+        of the session's; the kernel runs on (session/reload.py). Every tab gets a fresh snapshot. Raises
+        OSError or NotebookFormatError (nothing changed then)."""
+        notebook = await self.autosaver.revert(read_notebook)
+        self.data = carry_over(self.data, NotebookData.from_nbformat(self.data.path, notebook))
+        self.collaboration.reset(self.data.cells)  # a new document: the tabs bind to it afresh
+        self.resend_snapshots()
+
+    def resend_snapshots(self) -> None:
+        """The document was replaced as a whole (a Revert): every tab starts again from a snapshot, as a
+        reconnect would, but the snapshot's text wins over its own unacknowledged edits."""
+        for client in list(self.clients.values()):
+            self._send_snapshot(client, reloaded=True)
+
+    async def _resolve_file_change(self, client: Client, message: p.ResolveFileChange) -> None:
+        if not self.autosaver.conflict:
+            return  # another tab chose first
+        if message.choice == "overwrite":
+            if not await self.autosaver.overwrite():
+                self._reply(client, p.error_message(f"overwrite failed: {self.autosaver.error}", message.ref))
+            return
+        try:
+            await self.reload_from_disk()
+        except (OSError, NotebookFormatError) as exc:
+            self._reply(client, p.error_message(f"cannot revert to the file on disk: {exc}", message.ref))
 
     def remove_client(self, client_id: str) -> None:
         self.clients.pop(client_id, None)
@@ -159,6 +197,8 @@ class NotebookSession:
                 if not ok:
                     self._reply(client, p.error_message(f"save failed: {self.autosaver.status['message']}",
                                                         message.ref))
+            case p.ResolveFileChange():
+                await self._resolve_file_change(client, message)
             case p.Complete() | p.Inspect():
                 await self._intellisense(client, message)
             case (p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings()
@@ -433,6 +473,8 @@ class NotebookSession:
 
     def _on_save_status(self, status: dict[str, Any]) -> None:
         self.broadcast(p.event("save_status", save=status))
+        if status["status"] == "conflict":
+            self.broadcast(p.event("file_changed_on_disk", path=self.data.path))
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
