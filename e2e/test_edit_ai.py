@@ -176,7 +176,7 @@ def test_ctrl_k_streams_a_diff_then_accept_saves_and_undo_restores(
         server: Server, page: Page, context: BrowserContext, chat: ChatStandIn) -> None:
     chat.delay = 0.08  # slow enough to see it stream
     edits = sent_messages(page, "edit_request")
-    sets = sent_messages(page, "set_source")
+    sets = sent_messages(page, "y_update")  # typing and accepted edits: shared-text updates
     cell = open_cell(server, page)
     other = context.new_page()  # another tab on the same notebook
     open_notebook(other, server.url("/notebooks/edit.ipynb"))
@@ -208,7 +208,7 @@ def test_ctrl_k_streams_a_diff_then_accept_saves_and_undo_restores(
     assert cell_text(cell) == EDITED
     wait_saved(server, "edit.ipynb", [EDITED, ""])
     expect(cells(other).nth(0).locator(".cm-content")).to_contain_text("math.pi")  # now, as any edit
-    assert len(sets) == 1 and sets[0]["source"] == EDITED  # one ordinary set_source
+    assert len(sets) == 1 and sets[0]["cell_id"] == cell.get_attribute("data-cell-id")  # one ordinary edit of the text
 
     page.keyboard.press("Control+z")  # one undo: the original again
     assert cell_text(cell) == ORIGINAL
@@ -239,7 +239,7 @@ def test_a_selection_rewrites_only_its_lines(server: Server, page: Page, chat: C
 
 
 def test_reject_leaves_the_file_untouched(server: Server, page: Page) -> None:
-    sets = sent_messages(page, "set_source")
+    sets = sent_messages(page, "y_update")  # typing and accepted edits: shared-text updates
     cell = open_cell(server, page)
     path = server.root / "edit.ipynb"
     before, mtime = path.read_bytes(), path.stat().st_mtime_ns
@@ -310,7 +310,7 @@ def test_a_follow_up_refines_the_proposal_and_retry_asks_again(server: Server, p
 
 def test_an_answer_without_code_or_a_model_failing_mid_stream_changes_nothing(
         server: Server, page: Page, chat: ChatStandIn) -> None:
-    sets = sent_messages(page, "set_source")
+    sets = sent_messages(page, "y_update")  # typing and accepted edits: shared-text updates
     cell = open_cell(server, page)
     chat.answer = "I am not able to change this code."
     ask(page, cell, "use math.pi")
