@@ -13,6 +13,7 @@ BENCHES: dict[str, str] = {
     "roundtrip": "ghostbook.bench.roundtrip",  # 1+1 over the websocket against a bare jupyter_client call
     "speculative": "ghostbook.bench.speculative",  # greedy with and without speculative drafts
     "edits": "ghostbook.bench.edits",  # rewriting a cell: plain greedy against speculative edits
+    "collab": "ghostbook.bench.collab",  # keystrokes between two tabs, opening big notebooks, in Chromium
 }
 
 

@@ -39,17 +39,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(root: Path, token: str = "bench-token", extra: tuple[str, ...] = ()) -> RunningServer:
+def start_server(root: Path, token: str = "bench-token", extra: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> RunningServer:
     """Start `python -m ghostbook ROOT [EXTRA...]` and wait until it accepts connections (RuntimeError if it
-    exits). Its output goes to a file (a pipe nobody reads would stall it once full). The test suite starts
-    its servers with this too."""
+    exits). Its output goes to a file (a pipe nobody reads would stall it once full); `env` is added to this
+    process's environment (a `PYTHONPATH` there picks the source tree it runs). The test suite starts its
+    servers with this too."""
     port = free_port()
     fd, name = tempfile.mkstemp(prefix=f"ghostbook-server-{port}-", suffix=".log")
     with os.fdopen(fd, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "ghostbook", str(root), "--port", str(port), "--token", token, "--no-browser",
              *extra],
-            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     server = RunningServer(root, port, token, process, Path(name))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
