@@ -199,8 +199,8 @@ class NotebookSession:
                                                         message.ref))
             case p.ResolveFileChange():
                 await self._resolve_file_change(client, message)
-            case p.Complete() | p.Inspect():
-                await self._intellisense(client, message)
+            case p.Complete() | p.Inspect():  # the kernel may take a while: the tab's typing goes on meanwhile
+                self._spawn(self._intellisense(client, message))
             case (p.Suggest() | p.SuggestCancel() | p.SuggestFeedback() | p.GetSettings() | p.UpdateSettings()
                   | p.GetCatalogue() | p.CancelDownload() | p.GetTelemetry() | p.ResetTelemetry()):
                 await self.completion.handle(client.id, message)
