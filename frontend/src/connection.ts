@@ -171,7 +171,8 @@ export class Connection {
 
 function notebookSocketUrl(path: string): string {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}/ws?path=${encodeURIComponent(path)}`;
+  // texts=shared: the snapshot's cells come without their sources, which the shared texts carry (collab/)
+  return `${scheme}//${location.host}/ws?path=${encodeURIComponent(path)}&texts=shared`;
 }
 
 type ErrorMessageLike = { type: "error"; ref: string | null; message: string };

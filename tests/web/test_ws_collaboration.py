@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 from ghostbook.collab.shared_text import SOURCES
 from pycrdt import Doc, Map, Text
 
@@ -145,5 +146,24 @@ def test_presence_is_passed_on_and_dropped_when_a_tab_leaves(server: RunningServ
         assert (await b.client.expect("presence_left"))["y_client"] == 42
         await late.close()
         await b.client.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_client_reading_the_shared_texts_gets_each_source_once(server: RunningServer) -> None:
+    path = new_notebook(server, "x = 1\n" * 1000)
+
+    async def scenario() -> None:
+        url = f"{server.ws_base}/ws?path={path}&token={server.token}&texts=shared"
+        ws = await websockets.connect(url, origin=f"http://127.0.0.1:{server.port}", max_size=None)
+        client = NotebookClient(ws)
+        snapshot = await client.expect("snapshot")
+        assert snapshot["notebook"]["cells"][0]["source"] == ""
+        browser = Tab(client, snapshot)
+        assert browser.text("c1") == "x = 1\n" * 1000  # from the shared texts only
+        script = await NotebookClient.connect(server, path)
+        assert (await script.expect("snapshot"))["notebook"]["cells"][0]["source"] == "x = 1\n" * 1000
+        await script.close()
+        await ws.close()
 
     asyncio.run(scenario())

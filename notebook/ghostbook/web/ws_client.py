@@ -22,6 +22,7 @@ MAX_BACKLOG_BYTES = 16 * 1024 * 1024  # unsent bytes behind the message being wr
 class WebSocketClient:
     def __init__(self, websocket: WebSocket, max_backlog_bytes: int = MAX_BACKLOG_BYTES) -> None:
         self.id = uuid.uuid4().hex[:12]
+        self.texts_shared = False  # snapshots without cell sources: the client reads them from the shared texts
         self._websocket = websocket
         self._max_bytes = max_backlog_bytes
         # Unsent messages in order; keyed ones under their key, the others under a fresh int.

@@ -30,6 +30,7 @@ async def notebook_socket(websocket: WebSocket) -> None:
         await _fatal(websocket, f"cannot open the notebook: {exc.strerror or exc}")
         return
     client = WebSocketClient(websocket)
+    client.texts_shared = websocket.query_params.get("texts") == "shared"  # the browser: sources from `text` only
     session.add_client(client, websocket.app.state.kernelspecs)
     try:
         while True:
