@@ -80,6 +80,23 @@ def test_pause_shows_ghost_text_and_tab_inserts_it(server: Server, page: Page) -
     assert page.js_errors == []  # type: ignore[attr-defined]
 
 
+def test_a_ghost_text_taken_with_tab_is_one_undo_step(server: Server, page: Page) -> None:
+    """Ctrl+Z takes back what was typed after the accept, then the whole accepted text, then the typing
+    before it: each its own step, however quickly they follow each other (issue 41: per-tab undo)."""
+    cell = open_two_cells(server, page)
+    page.keyboard.type(PROMPT)
+    text = wait_ghost_done(page)
+    page.keyboard.press("Tab")
+    page.keyboard.type("  # x")  # at once: merged into the accept's step if it were not its own
+    assert doc_text(cell) == PROMPT + text + "  # x"
+    page.keyboard.press("Control+z")
+    assert doc_text(cell) == PROMPT + text
+    page.keyboard.press("Control+z")
+    assert doc_text(cell) == PROMPT
+    page.keyboard.press("Control+z")
+    assert doc_text(cell) == ""
+
+
 def test_escape_dismisses_then_leaves_edit_mode(server: Server, page: Page) -> None:
     cell = open_two_cells(server, page)
     page.keyboard.type(PROMPT)

@@ -5,7 +5,7 @@ import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
 import { closedBanner } from "./closed-banner";
 import { Connection, type ConnectionState } from "./connection";
 import { FileChangedBar } from "./disk-change/file-changed-bar";
-import { el } from "./dom";
+import { el, moveNode } from "./dom";
 import { icon } from "./icons";
 import { missingModule } from "./install";
 import { notebookUrl, treeUrl } from "./file-browser";
@@ -220,7 +220,7 @@ export class NotebookView implements CellHost {
         this.state.reorder(message.order);
         this.state.cells.forEach((model, i) => {
           const element = this.views.get(model.id)!.element;
-          if (this.list.children[i] !== element) this.list.insertBefore(element, this.list.children[i] ?? null);
+          if (this.list.children[i] !== element) moveNode(this.list, element, this.list.children[i] ?? null);
         });
         if (this.selectedId && message.cell_ids.includes(this.selectedId)) this.multi.reselect(this.mode);
         break;
@@ -230,7 +230,7 @@ export class NotebookView implements CellHost {
         const view = this.views.get(message.cell_id);
         if (to === -1 || !view) return;
         const next = this.state.cells[to + 1];
-        this.list.insertBefore(view.element, next ? this.views.get(next.id)!.element : null);
+        moveNode(this.list, view.element, next ? this.views.get(next.id)!.element : null);
         if (this.selectedId === message.cell_id) view.element.scrollIntoView({ block: "nearest" });
         break;
       }

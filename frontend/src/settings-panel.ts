@@ -7,6 +7,8 @@
 // statistics (telemetry-panel.ts). Settings persist on the server per user (`get_settings` / `update_settings`).
 // The edit model (Edit with AI, Ctrl+K) sits next to the completion model, with its own status and the
 // catalogue's chat models; `openEditModelSettings` opens the panel there (Ctrl+K with none chosen).
+// Under "Notebook", kept in this browser: ask before restarting, and your name as the others editing the
+// same notebook see it (collab/people.ts: it goes into the presence at once).
 
 import "./ghost-text/ghost-text.css";
 import { AppearanceSection } from "./appearance/section";
@@ -15,6 +17,7 @@ import { button, el } from "./dom";
 import { bytesText, modelStatusText, statsText } from "./ghost-text/labels";
 import { type CompletionStore, storeFor } from "./ghost-text/store";
 import { icon } from "./icons";
+import { me, setMyName } from "./collab/people";
 import { askBeforeRestart, registerToolbarItem, setAskBeforeRestart } from "./kernel-bar";
 import type { CatalogueMessage, CatalogueModel, CompletionSettings, ModelStatus } from "./protocol";
 import { TelemetrySection } from "./telemetry-panel";
@@ -100,6 +103,8 @@ class SettingsPanel {
   private readonly editModelNote = el("div", { class: "edit-model-note", testid: "edit-model-note", role: "alert" });
   private editStatus: ModelStatus | null = null;
   private readonly askRestart = el("input", { type: "checkbox", testid: "setting-ask-restart" });
+  private readonly userName = el("input", { type: "text", class: "user-name", testid: "setting-user-name", maxlength: "60", spellcheck: "false",
+    autocomplete: "off" });
   private readonly progress = el("progress", { class: "model-progress", testid: "model-progress", max: "1" });
   private readonly cancel = button("Cancel download", "cancel-download", "Stop the download", () =>
     this.store.connection.send({ type: "cancel_download" }),
@@ -176,9 +181,18 @@ class SettingsPanel {
       this.telemetry.element,
       el("h3", {}, "Notebook"),
       field("Ask before restarting", this.askRestart, "Restart and Restart & clear ask first (this browser)"),
+      field("Your name", this.userName, "shown to others editing the same notebook (this browser)"),
       this.appearance.element,
     );
     this.askRestart.addEventListener("change", () => setAskBeforeRestart(this.askRestart.checked));
+    // Others see each change at once; emptied, a generated name comes back when the field is left.
+    this.userName.addEventListener("input", () => {
+      if (this.userName.value.trim()) setMyName(this.userName.value);
+    });
+    this.userName.addEventListener("change", () => {
+      if (!this.userName.value.trim()) setMyName("");
+      this.userName.value = me().name;
+    });
     this.panel.addEventListener("keydown", (event) => {
       if (event.key === "Escape") {
         event.preventDefault();
@@ -213,6 +227,7 @@ class SettingsPanel {
     this.dirty = false;
     this.fill(this.store.settings);
     this.askRestart.checked = askBeforeRestart();
+    this.userName.value = me().name;
     this.appearance.refresh();
     this.panel.hidden = false;
     this.store.refresh();

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { fromBase64, toBase64 } from "lib0/buffer";
 import * as Y from "yjs";
+import { inkOn, me, personOf } from "../src/collab/people";
 import { REMOTE, SharedText } from "../src/collab/shared-text";
 import type { Connection } from "../src/connection";
 import type { ClientMessage, Snapshot } from "../src/protocol";
@@ -135,4 +136,12 @@ test("a cell typed in while away and deleted meanwhile comes back as an orphan w
   const { orphans } = shared.load(snapshot(doc), (id) => shared.text(id)?.toString());
   assert.deepEqual([...orphans], [["b", "yz"]]);
   assert.equal(REMOTE, "remote");
+});
+
+test("every colour a tab picks carries white text; a light colour from another client gets dark text", () => {
+  for (let i = 0; i < 40; i++) assert.equal(me().ink, "#ffffff"); // no storage here: a fresh pick each time
+  assert.equal(inkOn("#ffffff"), "#1f2328");
+  assert.equal(inkOn("#30bced"), "#1f2328"); // personOf's default, light blue
+  assert.equal(inkOn("#2563eb"), "#ffffff");
+  assert.equal(personOf({ user: { name: "Io", color: "#ffee58" } }).ink, "#1f2328");
 });

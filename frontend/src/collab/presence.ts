@@ -5,7 +5,7 @@
 import "./collab.css";
 import type { Awareness } from "y-protocols/awareness";
 import { el } from "../dom";
-import { me, onMyChange, type Person, personOf } from "./people";
+import { me, onMyChange, type Person, paint, personOf } from "./people";
 
 export interface PresenceHost {
   /** The element of a cell (undefined when it is gone). */
@@ -66,7 +66,7 @@ export class Presence {
         side.append(holder);
       }
       const chip = el("span", { class: "presence-chip", testid: "presence-chip", title: `${other.person.name} is here` }, initials(other.person.name));
-      chip.style.setProperty("--person", other.person.color);
+      paint(chip, other.person);
       holder.append(chip);
       this.chips.add(chip);
     }
@@ -99,7 +99,7 @@ function avatar(person: Person, label: string, cell: string | null, go: () => vo
   const title = cell === null && label === "You" ? `You (${person.name})` : label;
   const item = el("button", { type: "button", class: "presence-avatar", testid: "presence-avatar", title, "aria-label": title },
     initials(person.name));
-  item.style.setProperty("--person", person.color);
+  paint(item, person);
   item.addEventListener("mousedown", (event) => event.preventDefault()); // the editor keeps the focus
   item.addEventListener("click", go);
   return item;

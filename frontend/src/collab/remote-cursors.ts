@@ -9,12 +9,15 @@ import { Annotation, type Range } from "@codemirror/state";
 import { Decoration, type DecorationSet, EditorView, ViewPlugin, type ViewUpdate, WidgetType } from "@codemirror/view";
 import type { Awareness } from "y-protocols/awareness";
 import * as Y from "yjs";
-import { type Person, personOf } from "./people";
+import { type Person, paint, personOf } from "./people";
 
 const redraw = Annotation.define<boolean>();
 
+/** A caret with its person's name above it (CSS), shown for a few seconds after the caret last moved
+ * (`moved`: the cursor as its tab sent it; a new one draws the caret afresh), then faded out so that it
+ * does not hide the line above for good. */
 class Caret extends WidgetType {
-  constructor(private readonly person: Person) {
+  constructor(private readonly person: Person, private readonly moved: string) {
     super();
   }
 
@@ -22,14 +25,14 @@ class Caret extends WidgetType {
     const caret = document.createElement("span");
     caret.className = "remote-caret";
     caret.style.borderColor = this.person.color;
-    caret.style.setProperty("--person", this.person.color);
+    paint(caret, this.person);
     caret.dataset.name = this.person.name;
     caret.setAttribute("aria-label", `${this.person.name}'s cursor`);
     return caret;
   }
 
   eq(other: Caret): boolean {
-    return other.person.color === this.person.color && other.person.name === this.person.name;
+    return other.person.color === this.person.color && other.person.name === this.person.name && other.moved === this.moved;
   }
 
   ignoreEvent(): boolean {
@@ -91,7 +94,7 @@ export function remoteCursors(text: Y.Text, awareness: Awareness): ViewPlugin<{ 
           if (from < to) {
             ranges.push(Decoration.mark({ class: "remote-selection", attributes: { style: `background-color: ${person.light}` } }).range(from, to));
           }
-          ranges.push(Decoration.widget({ widget: new Caret(person), side: head.index > anchor.index ? -1 : 1 }).range(Math.min(head.index, length)));
+          ranges.push(Decoration.widget({ widget: new Caret(person, JSON.stringify(state.cursor)), side: head.index > anchor.index ? -1 : 1 }).range(Math.min(head.index, length)));
         });
         return Decoration.set(ranges, true);
       }
