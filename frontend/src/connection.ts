@@ -2,7 +2,7 @@
 // and reconnects with backoff (each reconnect starts with a fresh snapshot from the server; what was
 // typed meanwhile is kept by the shared texts and merged into it).
 
-import type { ClientMessage, ReplyMessage, ServerMessage } from "./protocol";
+import type { ClientMessage, ReplyMessage, ServerMessage, Snapshot } from "./protocol";
 
 export type ConnectionState = "connecting" | "open" | "closed" | "fatal";
 
@@ -27,6 +27,8 @@ export class Connection {
   private listeners = new Set<(message: ServerMessage) => void>();
   private reconnectTimer: number | null = null;
   private fatal = false;
+  /** A snapshot whose texts' state comes as the next (binary) frame. */
+  private awaitingState: Snapshot | null = null;
   state: ConnectionState = "connecting";
 
   constructor(
@@ -65,7 +67,9 @@ export class Connection {
       this.attempt = 0;
       this.setState("open");
     };
-    socket.onmessage = (event) => this.receive(event.data as string);
+    socket.binaryType = "arraybuffer";
+    this.awaitingState = null;
+    socket.onmessage = (event) => this.receive(event.data as string | ArrayBuffer);
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = null;
@@ -127,12 +131,23 @@ export class Connection {
     this.socket?.close();
   }
 
-  private receive(raw: string): void {
+  private receive(raw: string | ArrayBuffer): void {
     let message: ServerMessage;
-    try {
-      message = JSON.parse(raw) as ServerMessage;
-    } catch {
-      return;
+    if (typeof raw !== "string") {
+      // The only binary frame: the shared texts' state, right after a snapshot whose `text.update` is null.
+      if (!this.awaitingState) return;
+      message = { ...this.awaitingState, text: { ...this.awaitingState.text, state: new Uint8Array(raw) } };
+      this.awaitingState = null;
+    } else {
+      try {
+        message = JSON.parse(raw) as ServerMessage;
+      } catch {
+        return;
+      }
+      if (message.type === "snapshot" && message.text.update === null) {
+        this.awaitingState = message;
+        return;
+      }
     }
     // No reconnecting after these: the notebook cannot be opened, or its file is gone.
     if (message.type === "fatal" || message.type === "notebook_deleted") this.fatal = true;

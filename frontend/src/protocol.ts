@@ -419,8 +419,10 @@ export interface Snapshot {
   save: SaveInfo;
   /** The widget models the session keeps (Jupyter's widget-state format); `live`: the kernel has it. */
   widgets?: Record<string, WidgetModelState>;
-  /** The cells' texts as one Yjs document: its id and whole state (base64). */
-  text: { guid: string; update: string };
+  /** The cells' texts as one Yjs document: its id and whole state (base64). On the browser's socket
+   * (`texts=shared`) `update` is null and the state comes as the next frame, binary: the connection puts it in
+   * `state` before anyone sees the snapshot. */
+  text: { guid: string; update: string | null; state?: Uint8Array };
   /** After a Revert: the file's text wins over this tab's unacknowledged edits (a reconnect rebases them). */
   reloaded?: boolean;
 }

@@ -7,7 +7,7 @@ import { fromBase64, toBase64 } from "lib0/buffer";
 import * as Y from "yjs";
 import { inkOn, me, personOf } from "../src/collab/people";
 import { REMOTE, SharedText } from "../src/collab/shared-text";
-import type { Connection } from "../src/connection";
+import { Connection } from "../src/connection";
 import type { ClientMessage, Snapshot } from "../src/protocol";
 
 class FakeConnection {
@@ -144,4 +144,45 @@ test("every colour a tab picks carries white text; a light colour from another c
   assert.equal(inkOn("#30bced"), "#1f2328"); // personOf's default, light blue
   assert.equal(inkOn("#2563eb"), "#ffffff");
   assert.equal(personOf({ user: { name: "Io", color: "#ffee58" } }).ink, "#1f2328");
+});
+
+test("a snapshot whose texts come as a binary frame: the connection holds it until the bytes arrive", () => {
+  const doc = server({ a: "x = 1\n".repeat(1000) });
+  const sockets: FakeSocket[] = [];
+  class FakeSocket {
+    static OPEN = 1;
+    readyState = 1;
+    binaryType = "blob";
+    onopen: (() => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: (() => void) | null = null;
+    constructor() {
+      sockets.push(this);
+    }
+    send(): void {}
+    close(): void {}
+  }
+  const saved = (globalThis as { WebSocket?: unknown }).WebSocket;
+  (globalThis as { WebSocket?: unknown }).WebSocket = FakeSocket;
+  try {
+    const got: Snapshot[] = [];
+    const connection = new Connection("ws://x/ws", { onMessage: (m) => got.push(m as Snapshot), onStateChange: () => {} });
+    connection.open();
+    const socket = sockets[0];
+    assert.equal(socket.binaryType, "arraybuffer");
+    socket.onmessage!({ data: new Uint8Array([1, 2]).buffer }); // a stray binary frame: ignored
+    socket.onmessage!({ data: JSON.stringify({ type: "snapshot", text: { guid: doc.guid, update: null } }) });
+    assert.equal(got.length, 0); // nobody sees a snapshot without its texts
+    const state = Y.encodeStateAsUpdate(doc);
+    socket.onmessage!({ data: state.buffer.slice(state.byteOffset, state.byteOffset + state.byteLength) });
+    assert.equal(got.length, 1);
+    const fake = new FakeConnection();
+    const shared = tab(fake);
+    shared.load(got[0], () => undefined);
+    assert.equal(shared.text("a")!.toString(), "x = 1\n".repeat(1000));
+    assert.deepEqual(fake.sent.filter((m) => m.type === "y_update"), []); // nothing of its own to send back
+    connection.close();
+  } finally {
+    (globalThis as { WebSocket?: unknown }).WebSocket = saved;
+  }
 });

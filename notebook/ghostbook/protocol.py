@@ -516,7 +516,9 @@ def _guess_ref(raw: str | bytes) -> str | None:
 #
 # snapshot      {type, client_id, revision, path, notebook: {cells: [Cell], metadata},
 #                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo,
-#                widgets: {model_id: WidgetModel}, reloaded?: true}
+#                widgets: {model_id: WidgetModel}, text: {guid, update: base64 | null}, reloaded?: true}
+#                (text: the shared texts' Yjs document, its id and whole state; update null for a socket opened
+#                with texts=shared, whose snapshot cells carry no source: the state follows as the next frame, binary)
 #                (reloaded: sent to every tab after a Revert: the file's text wins over edits of this tab
 #                not yet acknowledged, which a reconnect's snapshot would rebase instead)
 #   WidgetModel {model_name, model_module, model_module_version, state, buffers?: [{path, data, encoding}],

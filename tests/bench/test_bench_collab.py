@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from ghostbook.bench import BENCHES
 from ghostbook.bench import collab_notebooks as notebooks
 from ghostbook.bench.collab import Config, SideResult, parse, percentile, table
@@ -62,3 +63,13 @@ def test_options() -> None:
     assert parse(["--baseline", "v1"])[1] == "v1" and parse(["--no-baseline"])[1] is None
     config = parse(["--pace", "10:20", "--big-mb", "0.5", "--cells", "7"])[0]
     assert config.pace_ms == (10.0, 20.0) and config.big_bytes == 500_000 and config.cells == 7
+
+
+def test_only_some_measures() -> None:
+    config = parse(["--only", "many,big"])[0]
+    assert config.measures == ("big", "many")  # in the table's order
+    with pytest.raises(SystemExit):
+        parse(["--only", "bigg"])
+    opened = SideResult("this tree", open_big=[100.0], open_many=[200.0])
+    rows = [line.split(" | ")[0].lstrip("| ") for line in table([opened], config).splitlines()[2:]]
+    assert rows == ["open one 1 MB code cell, median (ms)", "open 500 cells, median (ms)"]  # nothing not run

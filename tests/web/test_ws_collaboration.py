@@ -159,8 +159,13 @@ def test_a_client_reading_the_shared_texts_gets_each_source_once(server: Running
         client = NotebookClient(ws)
         snapshot = await client.expect("snapshot")
         assert snapshot["notebook"]["cells"][0]["source"] == ""
-        browser = Tab(client, snapshot)
+        assert snapshot["text"]["update"] is None  # the state is the next frame, as bytes (no base64)
+        state = await ws.recv()
+        assert isinstance(state, bytes)
+        browser = Tab(client, {**snapshot, "text": {"update": base64.b64encode(state).decode()}})
         assert browser.text("c1") == "x = 1\n" * 1000  # from the shared texts only
+        await client.send({"type": "ping", "ref": "p"})
+        assert (await client.expect("pong"))["ref"] == "p"  # and the socket goes on as ever
         script = await NotebookClient.connect(server, path)
         assert (await script.expect("snapshot"))["notebook"]["cells"][0]["source"] == "x = 1\n" * 1000
         await script.close()

@@ -9,11 +9,11 @@
 // lacks. A server that restarted has a new document (its guid): the tab then starts from it and types
 // again, as the smallest change, the text of the cells it typed in just before the drop.
 
-import { fromBase64, toBase64 } from "lib0/buffer";
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from "y-protocols/awareness";
 import * as Y from "yjs";
 import type { Connection } from "../connection";
 import type { ServerMessage, Snapshot } from "../protocol";
+import { fromBase64, toBase64 } from "./base64";
 
 /** The origin of changes that came from the server: never sent back, never undone by this tab. */
 export const REMOTE = "remote";
@@ -90,7 +90,7 @@ export class SharedText {
   /** A snapshot arrived (connect, reconnect): merge the server's texts and send what it lacks. `local`
    * gives a cell's text as this tab shows it. */
   load(snapshot: Snapshot, local: (cellId: string) => string | undefined): Resync {
-    const update = fromBase64(snapshot.text.update);
+    const update = snapshot.text.state ?? fromBase64(snapshot.text.update ?? "");
     const recent = [...this.typed].filter(([, at]) => at >= this.droppedAt - UNSAVED_MS).map(([id]) => id);
     const mine = new Map(recent.flatMap((id) => {
       const text = local(id);
@@ -102,6 +102,7 @@ export class SharedText {
     this.guid = snapshot.text.guid;
     this.online = true;
     this.queue = [];
+    const ownEdits = this.doc.store.clients.has(this.doc.clientID);
     Y.applyUpdate(this.doc, update, REMOTE);
     const orphans = new Map<string, string>();
     for (const [id, text] of mine) {
@@ -109,8 +110,9 @@ export class SharedText {
       if (!shared) orphans.set(id, text);
       else if (replaced) splice(shared, text); // typed here as the smallest change: sent as any typing
     }
-    if (!replaced) {
+    if (!replaced && ownEdits) {
       // What this tab typed while away (or what was lost in flight): everything the server's state lacks.
+      // Only this tab's own edits can be missing (every other edit came through the server).
       const missing = Y.encodeStateAsUpdate(this.doc, Y.encodeStateVectorFromUpdate(update));
       if (missing.length > 2) this.connection.sendRaw({ type: "y_update", update: toBase64(missing) });
     }

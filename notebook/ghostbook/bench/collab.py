@@ -1,7 +1,7 @@
 """`ghostbook bench collab`: typing between two tabs, and opening big notebooks, in a real Chromium.
 
     ghostbook bench collab [--baseline [REF] | --no-baseline] [--runs 5] [--keys 60] [--pace 30:100]
-                           [--race-keys 60] [--big-mb 1] [--cells 500] [--json FILE]
+                           [--race-keys 60] [--big-mb 1] [--cells 500] [--only big,many,...] [--json FILE]
 
 Everything goes through the browser's UI, never the wire protocol, so it judges any way of syncing text:
 - keystrokes: one notebook in two tabs of one Chromium; `--keys` characters typed into tab A's cell with
@@ -66,6 +66,7 @@ class Config:
     big_bytes: int = 1_000_000
     cells: int = 500
     seed: int = 0
+    measures: tuple[str, ...] = MEASURES  # which of MEASURES to run
 
 
 @dataclass
@@ -163,10 +164,11 @@ def run(config: Config, baseline: str | None = None, browser: Browser | None = N
         sides = [stack.enter_context(served(tree, browser)) for tree in trees]
         for side in sides:  # warm-up, not counted: the first open of a server is slower than the rest
             for kind in ("big", "many"):
-                measure(kind, side, -1, config, opened)
+                if kind in config.measures:
+                    measure(kind, side, -1, config, opened)
             side.result = SideResult(side.tree.label)
         for r in range(config.runs):
-            for kind in MEASURES:
+            for kind in config.measures:
                 for side in sides[r % len(sides):] + sides[: r % len(sides)]:
                     measure(kind, side, r, config, opened)
         return [side.result for side in sides]
@@ -189,13 +191,15 @@ def rows(result: SideResult) -> list[tuple[str, float, str]]:
         latencies = result.latencies.get(kind, [])
         out += [(f"keystroke to the other tab, {kind}, {q} (ms)", percentile(latencies, p), "")
                 for q, p in (("p50", 50), ("p95", 95), ("max", 100))]
-        out.append((f"{kind}: keys arrived", len(latencies), f"{len(latencies)} / {result.typed.get(kind, 0)}"))
+        arrived = len(latencies) if kind in result.typed else math.nan  # nan: not measured (--only)
+        out.append((f"{kind}: keys arrived", arrived, f"{len(latencies)} / {result.typed.get(kind, 0)}"))
     for where, attr in (("tab A", "kept_a"), ("tab B", "kept_b"), ("the file", "kept_disk")):
         count = sum(getattr(r, attr) for r in races)
-        out.append((f"race: typed characters kept in {where}", count,
+        out.append((f"race: typed characters kept in {where}", count if races else math.nan,
                     f"{count} / {typed} ({count / max(1, typed):.0%})"))
     converged = sum(r.converged for r in races)
-    out.append(("race: runs where both tabs and the file agree", converged, f"{converged} / {len(races)}"))
+    out.append(("race: runs where both tabs and the file agree", converged if races else math.nan,
+                f"{converged} / {len(races)}"))
     for label, times in (("open one big code cell, median (ms)", result.open_big),
                          ("open many cells, median (ms)", result.open_many)):
         out.append((label, statistics.median(times) if times else float("nan"), ""))
@@ -208,6 +212,8 @@ def table(results: list[SideResult], config: Config) -> str:
     head = "| measure | " + " | ".join(r.label for r in results) + (" | ratio |" if len(results) > 1 else " |")
     lines = [head, "|---" * (len(results) + 1 + (len(results) > 1)) + "|"]
     for i, (label, value, text) in enumerate(columns[0]):
+        if all(math.isnan(col[i][1]) for col in columns):
+            continue  # a measure not run (--only)
         label = label.replace("one big", f"one {config.big_bytes / 1e6:g} MB").replace("many", str(config.cells))
         cells = [text] + [col[i][2] for col in columns[1:]]
         if len(results) > 1:
@@ -232,11 +238,16 @@ def parse(argv: list[str]) -> tuple[Config, str | None, Path | None]:
     parser.add_argument("--big-mb", type=float, default=Config.big_bytes / 1e6, help="size of the big cell")
     parser.add_argument("--cells", type=int, default=Config.cells, help="cells of the many-cell notebook")
     parser.add_argument("--seed", type=int, default=Config.seed)
+    parser.add_argument("--only", default=",".join(MEASURES),
+                        help=f"comma-separated measures to run, of {','.join(MEASURES)}")
     parser.add_argument("--json", type=Path, default=None, help="also write every sample here")
     args = parser.parse_args(argv)
+    measures = tuple(m for m in MEASURES if m in args.only.split(","))
+    if not measures or set(args.only.split(",")) - set(MEASURES):
+        parser.error(f"--only takes some of {','.join(MEASURES)}")
     low, high = (float(x) for x in args.pace.split(":"))
     config = Config(args.runs, args.keys, args.warmup, (low, high), args.race_keys, int(args.big_mb * 1e6),
-                    args.cells, args.seed)
+                    args.cells, args.seed, measures)
     return config, args.baseline, args.json
 
 

@@ -31,9 +31,13 @@ class Collaboration:
         truth (their snapshot says `reloaded`); presence carries over."""
         self.text = SharedText((cell.id, cell.source) for cell in cells)
 
-    def snapshot(self) -> dict[str, Any]:
-        """The shared texts for a snapshot: the document's id and its whole state."""
-        return {"guid": self.text.guid, "update": base64.b64encode(self.text.state()).decode("ascii")}
+    def snapshot(self, binary: bool = False) -> tuple[dict[str, Any], bytes | None]:
+        """The shared texts for a snapshot: the document's id and its whole state, in base64; with `binary`,
+        `update` is null and the state is returned as bytes, for the frame that follows the snapshot."""
+        state = self.text.state()
+        if binary:
+            return {"guid": self.text.guid, "update": None}, state
+        return {"guid": self.text.guid, "update": base64.b64encode(state).decode("ascii")}, None
 
     def presence_messages(self, client_id: str) -> list[dict[str, Any]]:
         """The other tabs' presence, for a tab that just connected."""

@@ -45,7 +45,7 @@ class Client(Protocol):
 
     id: str
 
-    def send(self, text: str, key: str | None = None) -> None: ...
+    def send(self, text: str | bytes, key: str | None = None) -> None: ...  # bytes: a binary frame
 
 
 class Kernel(Protocol):
@@ -141,12 +141,15 @@ class NotebookSession:
 
     def _send_snapshot(self, client: Client, **extra: Any) -> None:
         snapshot = self.data.snapshot()
-        if getattr(client, "texts_shared", False):  # it reads the texts from `text`: not twice (a 1 MB cell)
+        shared = getattr(client, "texts_shared", False)
+        if shared:  # it reads the texts from `text`: not twice (a 1 MB cell)
             for cell in snapshot["notebook"]["cells"]:
                 cell["source"] = ""
+        text, state = self.collaboration.snapshot(binary=shared)
         client.send(json.dumps(p.event("snapshot", client_id=client.id, kernelspecs=self._kernelspecs,
-                                       save=self.autosaver.status, text=self.collaboration.snapshot(),
-                                       **snapshot, **extra)))
+                                       save=self.autosaver.status, text=text, **snapshot, **extra)))
+        if state is not None:
+            client.send(state)  # the texts' state as the next frame, bytes: no base64 to encode, inflate, decode
         for message in self.collaboration.presence_messages(client.id):
             client.send(json.dumps(message))
 

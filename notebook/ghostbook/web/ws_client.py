@@ -26,7 +26,7 @@ class WebSocketClient:
         self._websocket = websocket
         self._max_bytes = max_backlog_bytes
         # Unsent messages in order; keyed ones under their key, the others under a fresh int.
-        self._queue: OrderedDict[str | int, str] = OrderedDict()
+        self._queue: OrderedDict[str | int, str | bytes] = OrderedDict()  # bytes: a binary frame
         self._seq = 0
         self.backlog_bytes = 0
         self._largest = 0  # the largest message queued since the queue was last empty
@@ -35,8 +35,9 @@ class WebSocketClient:
         self._closer: asyncio.Task[None] | None = None
         self.closed = False
 
-    def send(self, text: str, key: str | None = None) -> None:
-        """Queue `text`; with a `key`, replace the unsent message of that key (it moves to the end)."""
+    def send(self, text: str | bytes, key: str | None = None) -> None:
+        """Queue `text` (bytes: a binary frame); with a `key`, replace the unsent message of that key (it
+        moves to the end)."""
         if self.closed:
             return
         slot: str | int
@@ -80,7 +81,10 @@ class WebSocketClient:
                     continue
                 _, text = self._queue.popitem(last=False)
                 self.backlog_bytes -= len(text)
-                await self._websocket.send_text(text)
+                if isinstance(text, bytes):
+                    await self._websocket.send_bytes(text)
+                else:
+                    await self._websocket.send_text(text)
         except Exception:
             self.closed = True
             self._queue.clear()
