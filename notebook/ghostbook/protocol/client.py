@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 CellType = Literal["code", "markdown", "raw"]
 CellId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Source = Annotated[str, Field(max_length=2_000_000)]
 Base64 = Annotated[str, Field(max_length=4_000_000, pattern=r"^[A-Za-z0-9+/]*={0,2}$")]
+# [from, to]: character offsets (its JSON Schema in the tuple form TypeScript generators read)
+Range = Annotated[tuple[int, int], WithJsonSchema({"type": "array", "items": [{"type": "integer"}, {"type": "integer"}],
+                                                   "minItems": 2, "maxItems": 2})]
 
 
 class _Message(BaseModel):
@@ -330,7 +333,7 @@ class EditRequest(_Message):
     ref: str = Field(min_length=1, max_length=64)
     cell_id: CellId
     instruction: str = Field(max_length=4000)
-    selection: tuple[int, int] | None = None
+    selection: Range | None = None
     trigger: Literal["edit", "fix"] = "edit"
     previous: Source | None = None
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
-from ghostbook.protocol.client import CellType
+from ghostbook.protocol.client import CellType, Range
 from ghostbook.protocol.shapes import (
     Attachments,
     CatalogueModel,
@@ -260,7 +260,7 @@ class InspectReply(ServerEvent):
     type: Literal["inspect_reply"] = "inspect_reply"
     ref: str | None
     found: bool
-    data: dict[str, Any] = Field(description="a mime bundle")
+    data: dict[str, str] = Field(description="a mime bundle")
 
 
 class Pong(ServerEvent):
@@ -362,7 +362,7 @@ class EditProposal(ServerEvent):
     type: Literal["edit_proposal"] = "edit_proposal"
     ref: str
     cell_id: str
-    range: tuple[int, int]
+    range: Range
     text: str
     done: bool
     source: Literal["model", "rules"]

@@ -7,9 +7,9 @@ plain dicts.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from ghostbook.protocol.client import CellType, SuggestionKind
 
@@ -17,17 +17,54 @@ CellState = Literal["idle", "queued", "running"]
 KernelStatus = Literal["starting", "idle", "busy", "dead", "restarting"]
 SaveStatus = Literal["saved", "dirty", "saving", "error", "conflict"]
 ModelState = Literal["off", "downloading", "loading", "ready", "error"]
-Output = dict[str, Any]  # an nbformat v4 output; on the wire a long stream adds `full_text` {id, lines}
-Attachments = dict[str, dict[str, Any]]  # nbformat's {name: {mime: base64}}
+Attachments = dict[str, dict[str, str | list[str]]]  # nbformat's {name: {mime: base64}}
 
 
 def _is_none(value: object) -> bool:
     return value is None
 
 
+def _never_null(schema: dict[str, Any]) -> None:
+    """An omitted field's JSON Schema: absent or of its type, never null."""
+    schema.pop("default", None)
+    choices = [choice for choice in schema.pop("anyOf", []) if choice != {"type": "null"}]
+    if len(choices) == 1:
+        schema.update(choices[0])
+    elif choices:
+        schema["anyOf"] = choices
+
+
 def omitted(description: str | None = None) -> Any:
     """A field left out of the message (rather than sent as null) when it has no value."""
-    return Field(default=None, exclude_if=_is_none, description=description)
+    return Field(default=None, exclude_if=_is_none, description=description, json_schema_extra=_never_null)
+
+
+class FullText(BaseModel):
+    id: str
+    lines: int
+
+
+class OutputSchema(BaseModel):
+    """An nbformat v4 output (stream, execute_result, display_data, error): described for the frontend's types,
+    never built; on the wire an `Output` is the plain dict the kernel's message made."""
+
+    model_config = ConfigDict(extra="allow", title="Output")
+
+    output_type: str
+    name: str | None = omitted()
+    text: str | list[str] | None = omitted()
+    data: dict[str, Any] | None = omitted()
+    metadata: dict[str, Any] | None = omitted()
+    execution_count: int | None = None
+    ename: str | None = omitted()
+    evalue: str | None = omitted()
+    traceback: list[str] | None = omitted()
+    full_text: FullText | None = omitted("wire only (never saved): a stream whose middle was dropped keeps its "
+                                         "whole text on the server, read page by page at /outputs/{id} "
+                                         "(session/full_outputs.py)")
+
+
+Output = Annotated[dict[str, Any], WithJsonSchema({"$ref": "#/$defs/Output"})]
 
 
 class Shape(BaseModel):

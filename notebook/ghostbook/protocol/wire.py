@@ -15,6 +15,7 @@ import logging
 import os
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from ghostbook.protocol.server import ServerEvent, server_adapter
 
@@ -29,7 +30,12 @@ def encode(message: ServerEvent) -> str:
     """The message's JSON text, to send to one tab or many."""
     if not VALIDATE:
         return message.model_dump_json(warnings=False)
-    text = message.model_dump_json(warnings="error")  # a nested dict where a model belongs: wrong too
+    try:  # a value of the wrong type, or a plain dict where a model belongs, is wrong too
+        text = message.model_dump_json(warnings="error")
+    except PydanticSerializationError as exc:
+        text = message.model_dump_json(warnings=False)
+        record(f"{type(message).__name__}: {exc} in {text[:300]}")
+        return text
     problem = check(text)
     if problem is not None:
         record(problem)
@@ -52,4 +58,4 @@ def record(problem: str) -> None:
     log.error("malformed server message: %s", problem)
     if VIOLATIONS_FILE is not None:
         with open(VIOLATIONS_FILE, "a", encoding="utf-8") as file:
-            file.write(problem.replace("\n", " ") + "\n")
+            file.write(f"{os.getpid()}: " + problem.replace("\n", " ") + "\n")  # whose: tests/conftest.py
