@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-10)
 FRONTEND_STAMP := notebook/ghostbook/web/static/build/main.js
 FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/package-lock.json
 
-.PHONY: run test install build lint unit e2e chromium clean
+.PHONY: run test install build lint protocol unit e2e chromium clean
 
 run: install build
 	$(PY) -m ghostbook examples
@@ -38,7 +38,13 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium; }
 
-lint:
+# The frontend's message types, generated from the server's pydantic models (ghostbook/protocol/).
+protocol:
+	$(PY) -m ghostbook.protocol.schema | node frontend/protocol.mjs
+
+lint: protocol
+	git diff --exit-code -- frontend/src/protocol.generated.ts || \
+	  { echo "frontend/src/protocol.generated.ts is stale: run make protocol and commit it"; exit 1; }
 	$(VENV)/bin/ruff check notebook kernels tests e2e
 	$(VENV)/bin/mypy notebook/ghostbook kernels/ghostbook_kernel
 	$(VENV)/bin/lint-imports

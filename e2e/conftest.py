@@ -29,6 +29,11 @@ CHROMIUM_ARGS = [
 # Never the user's own completion statistics (~/.local/share/ghostbook): every server gets its own file
 # (the `server` fixture) or none.
 os.environ["GHOSTBOOK_TELEMETRY"] = "off"
+# Every message a server sends is validated against its protocol model (ghostbook/protocol/wire.py): the
+# servers (they inherit this environment) append what they find to one file, read after each test.
+os.environ["GHOSTBOOK_VALIDATE_OUTGOING"] = "1"
+VIOLATIONS = Path(os.environ.setdefault("GHOSTBOOK_PROTOCOL_VIOLATIONS",
+                                        str(Path(tempfile.mkdtemp(prefix="ghostbook-protocol-")) / "violations.log")))
 # The machine may be shared with training jobs: give UI assertions more slack than the 5 s default.
 expect.set_options(timeout=10_000)
 
@@ -46,6 +51,20 @@ def _free_port() -> int:
 def _frontend_built() -> None:
     if not BUILD.is_file():
         pytest.exit("frontend not built: run `npm ci && npm run build` in frontend/", returncode=2)
+
+
+@pytest.fixture(autouse=True)
+def _server_messages_match_the_protocol() -> Iterator[None]:
+    """A test during which a server sent a message its model does not allow fails, saying what was wrong
+    (the servers are stopped by then: their `server` fixture finishes first)."""
+    seen = VIOLATIONS.stat().st_size if VIOLATIONS.exists() else 0
+    yield
+    if VIOLATIONS.exists():
+        with VIOLATIONS.open(encoding="utf-8") as file:
+            file.seek(seen)
+            found = file.read()
+        if found:
+            pytest.fail(f"server messages that do not match ghostbook.protocol:\n{found}")
 
 
 @pytest.fixture

@@ -6,15 +6,41 @@ from __future__ import annotations
 import os
 import shutil
 import sysconfig
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from ghostbook.bench import server as bench_server
-from ghostbook.bench.server import RunningServer, stop_server
+# Every message the server sends is validated against its protocol model (ghostbook/protocol/wire.py), in
+# this process and in the servers it starts (they append what they find to one file): read at import.
+os.environ["GHOSTBOOK_VALIDATE_OUTGOING"] = "1"
+VIOLATIONS = Path(os.environ.setdefault("GHOSTBOOK_PROTOCOL_VIOLATIONS",
+                                        str(Path(tempfile.mkdtemp(prefix="ghostbook-protocol-")) / "violations.log")))
+
+import pytest  # noqa: E402
+from ghostbook.bench import server as bench_server  # noqa: E402
+from ghostbook.bench.server import RunningServer, stop_server  # noqa: E402
+from ghostbook.protocol import wire  # noqa: E402
 
 # Never the user's own completion statistics (~/.local/share/ghostbook): tests that want them name a file.
 os.environ["GHOSTBOOK_TELEMETRY"] = "off"
+
+
+@pytest.fixture(autouse=True)
+def _server_messages_match_the_protocol() -> Iterator[None]:
+    """A test during which the server sent a message its model does not allow fails (at teardown, with
+    what was wrong): a malformed message is a bug even when the test did not look at it."""
+    wire.violations.clear()
+    seen = VIOLATIONS.stat().st_size if VIOLATIONS.exists() else 0
+    yield
+    found = list(wire.violations)
+    if VIOLATIONS.exists():
+        with VIOLATIONS.open(encoding="utf-8") as file:
+            file.seek(seen)
+            mine = f"{os.getpid()}: "  # this process's are in wire.violations already
+            found += [line for line in file.read().splitlines() if line and not line.startswith(mine)]
+    wire.violations.clear()
+    if found:
+        pytest.fail("server messages that do not match ghostbook.protocol:\n" + "\n".join(found))
 
 
 def start_server(root: Path, token: str = "test-token", extra: tuple[str, ...] = ()) -> RunningServer:

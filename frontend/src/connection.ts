@@ -2,7 +2,7 @@
 // and reconnects with backoff (each reconnect starts with a fresh snapshot from the server; what was
 // typed meanwhile is kept by the shared texts and merged into it).
 
-import type { ClientMessage, ReplyMessage, ServerMessage, Snapshot } from "./protocol";
+import type { ClientMessage, ReceivedTexts, ReplyMessage, ServerMessage, Snapshot } from "./protocol";
 
 export type ConnectionState = "connecting" | "open" | "closed" | "fatal";
 
@@ -136,7 +136,8 @@ export class Connection {
     if (typeof raw !== "string") {
       // The only binary frame: the shared texts' state, right after a snapshot whose `text.update` is null.
       if (!this.awaitingState) return;
-      message = { ...this.awaitingState, text: { ...this.awaitingState.text, state: new Uint8Array(raw) } };
+      const text: ReceivedTexts = { ...this.awaitingState.text, state: new Uint8Array(raw) };
+      message = { ...this.awaitingState, text };
       this.awaitingState = null;
     } else {
       try {

@@ -32,7 +32,7 @@ export class NotebookState {
   revision = 0;
   path = "";
   cells: CellModel[] = [];
-  kernel: KernelInfo = { status: "starting", name: "", display_name: "", reason: null };
+  kernel: KernelInfo = { status: "starting", name: "", display_name: "", reason: null, can_install: false };
   kernelspecs: KernelSpecInfo[] = [];
   save: SaveInfo = { status: "saved", message: null };
 

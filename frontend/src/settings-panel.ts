@@ -207,7 +207,6 @@ class SettingsPanel {
     store.connection.addListener((message) => {
       if (message.type === "catalogue" && message.ref === this.catalogueRef) this.renderCatalogue(message);
       if (message.type === "edit_model_status") this.setEditStatus(message.model);
-      if (message.type === "settings" && message.edit_model_status) this.setEditStatus(message.edit_model_status);
       if (message.type === "model_status" && message.model.state !== lastState) {
         lastState = message.model.state;
         if (lastState === "ready" && !this.panel.hidden) this.askCatalogue(); // now downloaded

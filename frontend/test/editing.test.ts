@@ -81,11 +81,11 @@ test("typing in the review edits the original cell instead (the user's edit wins
 test("a finished proposal is summed up with its source and cost", () => {
   const proposal: EditProposal = {
     type: "edit_proposal", ref: "e1", cell_id: "c", range: [0, 5], text: "y", done: true, source: "model",
-    warning: null, description: null, stats: { calls: 12, tokens: 40, ms: 1500 },
+    warning: null, description: null, stats: { calls: 12, tokens: 40, ms: 1500, speculative: false },
   };
   assert.equal(proposalSummary(proposal, 2), "2 changed blocks · edit model · 1.5 s · 40 tokens in 12 model calls");
   assert.equal(proposalSummary({ ...proposal, source: "rules", stats: null }, 1), "1 changed block · offline fix");
-  const server = { ...proposal, stats: { calls: 0, tokens: 9, ms: 500 } };
+  const server = { ...proposal, stats: { calls: 0, tokens: 9, ms: 500, speculative: false } };
   assert.equal(proposalSummary(server, 1), "1 changed block · edit model · 0.5 s · 9 tokens");
   assert.equal(proposalSummary({ ...proposal, done: false }, 0), "Writing… no change so far");
   assert.equal(proposalSummary({ ...proposal, done: false }, 1, false), "Stopped: 1 changed block so far");

@@ -124,7 +124,10 @@ test("accept line: the rest of this line, then each next line with its break", (
 });
 
 test("settings panel: model status and stats wording", () => {
-  const model = { state: "loading" as const, name: "tiny", path: "/m/tiny.gguf", progress: 0.4, message: null };
+  const model = {
+    state: "loading" as const, name: "tiny", path: "/m/tiny.gguf", progress: 0.4, message: null,
+    bytes_done: null, bytes_total: null, serving: null, serving_name: "",
+  };
   assert.equal(modelStatusText(model), "loading tiny… 40%");
   assert.equal(modelStatusText({ ...model, progress: null }), "loading tiny…");
   assert.equal(modelStatusText({ ...model, state: "ready" }), "ready: tiny");

@@ -5,6 +5,7 @@ the tabs; failures carry pip's error; kernels that are not local Pythons cannot 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -41,15 +42,18 @@ class Recorder:
         self.replies: list[dict[str, Any]] = []
         self.afters = 0
 
-    def broadcast(self, message: dict[str, Any], key: str | None = None) -> None:
-        self.sent.append((message, key))
+    def broadcast(self, message: p.ServerEvent, key: str | None = None) -> None:
+        self.sent.append((json.loads(p.encode(message)), key))
+
+    def reply(self, message: p.ServerEvent) -> None:
+        self.replies.append(json.loads(p.encode(message)))
 
     async def after(self) -> None:
         self.afters += 1
 
 
 async def install(installer: PackageInstaller, recorder: Recorder, package: str) -> dict[str, Any]:
-    installer.install("r1", "c0", package, recorder.replies.append, recorder.after)
+    installer.install("r1", "c0", package, recorder.reply, recorder.after)
     assert installer._task is not None
     await installer._task
     return recorder.sent[-1][0]
@@ -98,14 +102,14 @@ async def test_kernels_that_cannot_install_and_names_that_are_not_packages_are_r
 
     recorder = Recorder()
     installer = PackageInstaller(recorder.broadcast)
-    installer.install("r1", "c0", "pandas", recorder.replies.append)
+    installer.install("r1", "c0", "pandas", recorder.reply)
     assert "cannot install packages" in recorder.replies[-1]["text"]
     installer.command = ["/bin/sleep", "5"]  # stands in for a slow pip
     for name in ("--index-url=http://evil", "../x", "x y", "pandas>=2", "git+https://x/y", "-e."):
-        installer.install("r1", "c0", name, recorder.replies.append)
+        installer.install("r1", "c0", name, recorder.reply)
         assert recorder.replies[-1]["text"] == f"{name!r} is not a package name.", name
-    installer.install("r2", "c0", "pandas", recorder.replies.append)
-    installer.install("r3", "c1", "numpy", recorder.replies.append)
+    installer.install("r2", "c0", "pandas", recorder.reply)
+    installer.install("r3", "c1", "numpy", recorder.reply)
     assert recorder.replies[-1] == {"type": "install_progress", "ref": "r3", "cell_id": "c1", "package": "numpy",
                                     "text": "pandas is being installed: try again when it is done.",
                                     "done": True, "ok": False}
@@ -120,7 +124,7 @@ def test_the_kernel_says_whether_it_can_install() -> None:
     assert [m["kernel"]["can_install"] for m in broadcasts(actions, "kernel_status")] == [True]
     actions = client(data, {"type": "change_kernel", "name": "other"})
     assert [m["kernel"]["can_install"] for m in broadcasts(actions, "kernel_status")] == [False]
-    assert data.snapshot()["kernel"]["can_install"] is False
+    assert data.snapshot()["kernel"].can_install is False
 
 
 def test_the_wire_message_is_validated() -> None:

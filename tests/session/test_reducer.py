@@ -1,5 +1,6 @@
 """The session's rules, without a browser, a kernel or a file: operations in, actions out."""
 
+import json
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ def notebook(*sources: str) -> NotebookData:
 
 
 def client(data: NotebookData, message: dict[str, Any], origin: str = "tab1") -> list[a.Action]:
-    return apply(data, FromClient(origin, p.parse_client_message(p.json_dumps(message))))
+    return apply(data, FromClient(origin, p.parse_client_message(json.dumps(message))))
 
 
 def kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
@@ -27,7 +28,8 @@ def kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
 
 
 def broadcasts(actions: list[a.Action], type_: str) -> list[dict[str, Any]]:
-    return [x.message for x in actions if isinstance(x, a.Broadcast) and x.message["type"] == type_]
+    """The messages of `type_` as the tabs get them (and validated as the test suite validates them all)."""
+    return [json.loads(p.encode(x.message)) for x in actions if isinstance(x, a.Broadcast) and x.message.type == type_]
 
 
 def executes(actions: list[a.Action]) -> list[a.ExecuteCode]:
@@ -156,7 +158,7 @@ def test_stdin_round_trip() -> None:
     actions = kernel(data, k.StdinRequested("m0", "name? ", False))
     assert broadcasts(actions, "stdin_request")[0] == {"type": "stdin_request", "cell_id": "c0",
                                                        "prompt": "name? ", "password": False}
-    assert data.snapshot()["stdin"]["prompt"] == "name? "
+    assert data.snapshot()["stdin"].prompt == "name? "
     actions = client(data, {"type": "stdin_reply", "value": "Ada"})
     assert [x.value for x in actions if isinstance(x, a.SendStdin)] == ["Ada"]
     assert broadcasts(actions, "stdin_closed")
@@ -287,7 +289,7 @@ def test_add_attachment_stores_nbformat_attachments_and_unused_ones_are_not_save
     assert event["attachments"] == {"a1.png": {"image/png": "iVBORw0KGgo="}} and event["origin"] == "tab1"
     assert any(isinstance(action, a.DocumentChanged) for action in actions)
     client(data, {"type": "add_attachment", "cell_id": "md", "name": "old.gif", "mime": "image/gif", "data": "R0lG"})
-    assert data.cells[1].to_wire()["attachments"].keys() == {"a1.png", "old.gif"}
+    assert data.cells[1].to_wire().attachments.keys() == {"a1.png", "old.gif"}
     # JupyterLab drops on save the attachments the text no longer names (panel.ts `_onSave`)
     assert data.to_nbformat()["cells"][1]["attachments"] == {"a1.png": {"image/png": "iVBORw0KGgo="}}
     with pytest.raises(OperationError, match="Markdown and raw"):
@@ -299,4 +301,4 @@ def test_add_attachment_stores_nbformat_attachments_and_unused_ones_are_not_save
 def test_add_attachment_rejects_bad_names_types_and_sizes(bad: dict[str, str]) -> None:
     message = {"type": "add_attachment", "cell_id": "md", "name": "a.png", "mime": "image/png", "data": "AAAA", **bad}
     with pytest.raises(p.ProtocolError):
-        p.parse_client_message(p.json_dumps(message))
+        p.parse_client_message(json.dumps(message))

@@ -88,7 +88,7 @@ def test_timing_is_written_with_jupyterlabs_keys_before_the_cell_is_idle() -> No
         "iopub.status.idle"]
     (meta,) = broadcasts(actions, "cell_metadata_set")
     assert meta["metadata"]["execution"] == TIMING
-    types = [x.message["type"] for x in actions if isinstance(x, a.Broadcast)]
+    types = [x.message.type for x in actions if isinstance(x, a.Broadcast)]
     assert types.index("cell_metadata_set") < types.index("cell_state")
     # a new run drops the old timing (JupyterLab's clearExecution), as does clearing the outputs
     client(data, {"type": "execute_cells", "cell_ids": ["c0"]})
@@ -127,6 +127,6 @@ def test_full_text_of_a_long_stream_is_handed_on_not_kept() -> None:
         taken.append(data.cells[0].outputs.items[0].take_dropped())  # type: ignore[union-attr]
     stream = data.cells[0].outputs.items[0]
     assert "".join(taken) + stream.rest() == text  # type: ignore[union-attr]
-    (wire,) = data.cells[0].to_wire()["outputs"]
+    (wire,) = data.cells[0].to_wire().outputs
     assert wire["full_text"]["lines"] == 50_000
     assert "full_text" not in data.cells[0].to_nbformat()["outputs"][0]  # the file keeps the capped text

@@ -74,7 +74,7 @@ def test_kernel_comms_go_to_every_tab_and_widgets_are_kept() -> None:
     assert all(x.skip is None for x in actions if isinstance(x, a.Broadcast))
     kernel(data, kernel_update("s1", {"value": 9}))
     wire = data.snapshot()["widgets"]["s1"]
-    assert wire["live"] is True and wire["state"]["value"] == 9 and wire["model_name"] == "IntSliderModel"
+    assert wire.live is True and wire.state["value"] == 9 and wire.model_name == "IntSliderModel"
     # another target's comm is relayed, not kept
     other = k.CommMessage("", "comm_open", {"comm_id": "x1", "target_name": "my.target", "data": {}})
     assert broadcasts(kernel(data, other), "comm_open")[0]["target_name"] == "my.target"
@@ -110,7 +110,7 @@ def test_a_kernel_that_does_not_echo_gets_its_tabs_updates_relayed() -> None:
     actions = client(data, {"type": "comm_msg", "msg_id": "m1", "comm_id": "s1",
                             "data": {"method": "update", "state": {"value": 4}, "buffer_paths": []}}, origin="tabA")
     (relay,) = [x for x in actions if isinstance(x, a.Broadcast)]
-    assert relay.skip == "tabA" and relay.message["data"]["state"] == {"value": 4}
+    assert relay.skip == "tabA" and relay.message.data["state"] == {"value": 4}
 
 
 def test_comm_messages_are_validated() -> None:
@@ -137,7 +137,7 @@ def test_an_output_widget_captures_its_requests_output_not_the_cell() -> None:
     kernel(data, k.Output("run1", "stream", {"name": "stdout", "text": "there\n"}))
     assert data.cells[0].outputs.to_json() == []
     update = w.outputs_update("o1", data.widgets.models["o1"])
-    assert update["data"]["state"]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "hi\nthere\n"}]
+    assert update.data["state"]["outputs"] == [{"output_type": "stream", "name": "stdout", "text": "hi\nthere\n"}]
     # the capture ends: the kernel gets the outputs once (out.outputs), and its echo is not relayed again
     ended = kernel(data, kernel_update("o1", {"msg_id": ""}, parent="run1"))
     (send,) = sends(ended)
@@ -177,7 +177,7 @@ def test_restart_leaves_shown_widgets_disconnected_and_drops_the_rest() -> None:
     kernel(data, k.StatusChanged("restarting"))
     assert set(data.widgets.models) == {"s1", "l1"}  # s1 is shown, and its layout is named in its state
     assert not any(m.live for m in data.widgets.models.values())
-    assert not data.widgets.comms and all(not x["live"] for x in data.snapshot()["widgets"].values())
+    assert not data.widgets.comms and all(not x.live for x in data.snapshot()["widgets"].values())
 
 
 def test_widget_state_is_saved_as_jupyter_saves_it_and_read_back() -> None:
@@ -197,7 +197,7 @@ def test_widget_state_is_saved_as_jupyter_saves_it_and_read_back() -> None:
     reopened = NotebookData.from_nbformat("t.ipynb", json.loads(json.dumps(data.to_nbformat())))
     assert "widgets" not in reopened.metadata  # kept apart, not sent as notebook metadata
     wire = reopened.snapshot()["widgets"]
-    assert set(wire) == {"s1", "l1"} and wire["s1"]["live"] is False and wire["s1"]["state"]["value"] == 3
+    assert set(wire) == {"s1", "l1"} and wire["s1"].live is False and wire["s1"].state["value"] == 3
     # untouched, the saved widget state is written back as it was read
     assert reopened.to_nbformat()["metadata"]["widgets"] == data.to_nbformat()["metadata"]["widgets"]
 
@@ -223,7 +223,7 @@ def test_a_tabs_comm_close_reaches_the_kernel_and_the_other_tabs() -> None:
     actions = client(data, {"type": "comm_close", "msg_id": "m9", "comm_id": "s1", "data": {}}, origin="tabA")
     assert sends(actions)[0].msg_type == "comm_close"
     (relay,) = [x for x in actions if isinstance(x, a.Broadcast)]
-    assert relay.skip == "tabA" and relay.message["type"] == "comm_close"
+    assert relay.skip == "tabA" and relay.message.type == "comm_close"
     assert "s1" not in data.widgets.models
     opened = client(data, {"type": "comm_open", "msg_id": "m10", "comm_id": "c9",
                            "target_name": "jupyter.widget.control", "data": {}})

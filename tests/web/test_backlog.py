@@ -216,7 +216,7 @@ def test_one_output_list_bigger_than_the_limit_does_not_drop_a_tab(server: Runni
             last = next(m for m in reversed(client.seen) if m["type"] == "cell_outputs")
             frames = await asyncio.to_thread(read_frames, stalled, 30, lambda m: m == last)
             assert frames[-1][0] == 1, "the tab was dropped"
-            huge = [json.loads(f[1]) for f in frames if f[0] == 1 and b'"cell_id": "huge"' in f[1][:200]]
+            huge = [json.loads(f[1]) for f in frames if f[0] == 1 and b'"cell_id":"huge"' in f[1][:200]]
             assert any(m["type"] == "cell_outputs" and len(m["outputs"][0]["data"]["text/plain"]) == 17_000_000
                        for m in huge)
         finally:

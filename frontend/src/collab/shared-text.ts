@@ -12,7 +12,7 @@
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from "y-protocols/awareness";
 import * as Y from "yjs";
 import type { Connection } from "../connection";
-import type { ServerMessage, Snapshot } from "../protocol";
+import type { ReceivedTexts, ServerMessage, Snapshot } from "../protocol";
 import { fromBase64, toBase64 } from "./base64";
 
 /** The origin of changes that came from the server: never sent back, never undone by this tab. */
@@ -90,7 +90,8 @@ export class SharedText {
   /** A snapshot arrived (connect, reconnect): merge the server's texts and send what it lacks. `local`
    * gives a cell's text as this tab shows it. */
   load(snapshot: Snapshot, local: (cellId: string) => string | undefined): Resync {
-    const update = snapshot.text.state ?? fromBase64(snapshot.text.update ?? "");
+    const text: ReceivedTexts = snapshot.text;
+    const update = text.state ?? fromBase64(text.update ?? "");
     const recent = [...this.typed].filter(([, at]) => at >= this.droppedAt - UNSAVED_MS).map(([id]) => id);
     const mine = new Map(recent.flatMap((id) => {
       const text = local(id);

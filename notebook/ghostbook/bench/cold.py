@@ -96,7 +96,8 @@ class Outbox:
         self.done: dict[str, dict[str, object]] = {}
         self.first_text: dict[str, float] = {}
 
-    def send(self, client: str, message: dict[str, object]) -> None:
+    def send(self, client: str, event: p.ServerEvent) -> None:
+        message = event.model_dump()
         if message["type"] != "suggestion":
             return
         ref = str(message["ref"])

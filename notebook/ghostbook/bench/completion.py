@@ -79,7 +79,8 @@ class Outbox:
         self.done: dict[str, dict[str, object]] = {}
         self.first_text: dict[str, float] = {}  # when each request's first text (or its empty answer) was sent
 
-    def send(self, client: str, message: dict[str, object]) -> None:
+    def send(self, client: str, event: p.ServerEvent) -> None:
+        message = event.model_dump()
         if message["type"] != "suggestion":
             return
         ref = str(message["ref"])

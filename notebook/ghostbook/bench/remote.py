@@ -34,7 +34,8 @@ class Outbox:
     def __init__(self) -> None:
         self.first_text: dict[str, float] = {}
 
-    def send(self, client: str, message: dict[str, object]) -> None:
+    def send(self, client: str, event: p.ServerEvent) -> None:
+        message = event.model_dump()
         if message["type"] == "suggestion" and message.get("text") and message["ref"] not in self.first_text:
             self.first_text[str(message["ref"])] = time.perf_counter()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 from ghostbook import protocol as p
 from ghostbook.completion.settings import SettingsError, SettingsStore
@@ -13,8 +12,8 @@ from ghostbook.models import catalogue
 from ghostbook.models.backend import ModelStatus
 from ghostbook.models.loader import ModelRegistry
 
-Send = Callable[[str, dict[str, Any]], None]  # (client id, message)
-Broadcast = Callable[[dict[str, Any]], None]
+Send = Callable[[str, p.ServerEvent], None]  # (client id, message)
+Broadcast = Callable[[p.ServerEvent], None]
 
 
 class SettingsController:
@@ -38,16 +37,18 @@ class SettingsController:
             return ModelStatus("off", self.registry.status.name, self.registry.status.path)
         return self.registry.status
 
-    def settings_message(self, ref: str | None) -> dict[str, Any]:
+    def settings_message(self, ref: str | None) -> p.SettingsMessage:
         settings = self.store.current.to_json()
         settings["api_key"] = "********" if settings["api_key"] else ""  # the key stays on the server
-        return p.event("settings", ref=ref, settings=settings, model=self.model_status().to_json())
+        return p.SettingsMessage.model_construct(ref=ref, settings=p.CompletionSettings.model_construct(**settings),
+                                                 model=wire_status(self.model_status()))
 
-    async def catalogue_message(self, ref: str | None) -> dict[str, Any]:
+    async def catalogue_message(self, ref: str | None) -> p.CatalogueMessage:
         """The catalogue (`models.catalogue`), each model marked downloaded or not, and the free RAM."""
         found = await asyncio.to_thread(catalogue.offers)
         free = await asyncio.to_thread(catalogue.available_ram_mb)
-        return p.event("catalogue", ref=ref, models=[o.to_json() for o in found], free_ram_mb=free,
+        models = [p.CatalogueModel.model_construct(**offer.to_json()) for offer in found]
+        return p.CatalogueMessage.model_construct(ref=ref, models=models, free_ram_mb=free,
                        models_dir=str(catalogue.models_dir()))
 
     def cancel_download(self) -> None:
@@ -71,7 +72,7 @@ class SettingsController:
             self.registry.start(after.model, force="model" in changes)
         self._send(client_id, self.settings_message(message.ref))
         if after.enabled != before.enabled:
-            self._broadcast(p.event("model_status", model=self.model_status().to_json()))
+            self._broadcast(p.ModelStatusEvent.model_construct(model=wire_status(self.model_status())))
 
     def _on_model_status(self, status: ModelStatus) -> None:
         failed = self.registry.fell_back
@@ -81,4 +82,9 @@ class SettingsController:
             if self.store.current.model == failed[0]:
                 self.store.update({"model": failed[1]})
             self._broadcast(self.settings_message(None))
-        self._broadcast(p.event("model_status", model=self.model_status().to_json()))
+        self._broadcast(p.ModelStatusEvent.model_construct(model=wire_status(self.model_status())))
+
+
+def wire_status(status: ModelStatus) -> p.ModelStatus:
+    """A model's status as the settings panel gets it."""
+    return p.ModelStatus.model_construct(**status.to_json())

@@ -435,16 +435,16 @@ class CompletionService:
         """Send one `suggestion` message unless the request is stale; False if it is."""
         if not self._current(client_id, inflight):
             return False
-        extra = {} if confidence is None else {"confidence": round(confidence, 3)}
-        self._send(client_id, p.event("suggestion", ref=msg.ref, cell_id=msg.cell_id, cursor=cursor, text=text,
-                                      done=done, source=source, **extra))
+        self._send(client_id, p.Suggestion.model_construct(
+            ref=msg.ref, cell_id=msg.cell_id, cursor=cursor, text=text, done=done, source=source,
+            confidence=None if confidence is None else round(confidence, 3)))
         if done:
             self._send_stats(client_id)
         return True
 
     def _emit_error(self, client_id: str, inflight: _Inflight, message: str) -> None:
         if self._current(client_id, inflight):
-            self._send(client_id, p.event("suggestion_error", ref=inflight.ref, message=message))
+            self._send(client_id, p.SuggestionError.model_construct(ref=inflight.ref, message=message))
 
     def _cancel(self, client_id: str) -> None:
         inflight = self._inflight.pop(client_id, None)
@@ -454,7 +454,8 @@ class CompletionService:
                 inflight.task.cancel()
 
     def _send_stats(self, client_id: str) -> None:
-        self._send(client_id, p.event("completion_stats", stats=self.stats.to_json()))
+        stats = p.SuggestionStats.model_construct(**self.stats.to_json())
+        self._send(client_id, p.CompletionStats.model_construct(stats=stats))
 
     def model_status(self) -> ModelStatus:
         return self.controls.model_status()

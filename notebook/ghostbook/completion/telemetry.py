@@ -175,12 +175,12 @@ class TelemetryStore:
             except (sqlite3.Error, OSError):
                 pass
 
-    async def answer(self, message: p.GetTelemetry | p.ResetTelemetry) -> dict[str, Any]:
+    async def answer(self, message: p.GetTelemetry | p.ResetTelemetry) -> p.TelemetryMessage:
         """The `telemetry` reply to `message` (a reset answers with the default report)."""
         if isinstance(message, p.ResetTelemetry):
             await self.reset()
-            return p.event("telemetry", ref=message.ref, **await self.report())
-        return p.event("telemetry", ref=message.ref, **await self.report(message.days, message.kind, message.model))
+            return telemetry_message(message.ref, await self.report())
+        return telemetry_message(message.ref, await self.report(message.days, message.kind, message.model))
 
     def close(self, timeout: float = 5) -> None:
         """Write what is queued, close the file and stop the writer thread."""
@@ -335,3 +335,14 @@ def shared_telemetry() -> TelemetryStore:
         _shared = TelemetryStore(telemetry_path())
         atexit.register(_shared.close)
     return _shared
+
+
+def telemetry_message(ref: str | None, report: dict[str, Any]) -> p.TelemetryMessage:
+    """A `report` as the `telemetry` message."""
+    return p.TelemetryMessage.model_construct(
+        ref=ref, enabled=report["enabled"], path=report["path"], error=report["error"], keep_days=report["keep_days"],
+        filter=p.TelemetryFilter.model_construct(**report["filter"]), models=report["models"],
+        days=[p.DayTally.model_construct(**day) for day in report["days"]],
+        total=p.Tally.model_construct(**report["total"]),
+        by_kind=[p.KindTally.model_construct(**row) for row in report["by_kind"]],
+        by_model=[p.ModelTally.model_construct(**row) for row in report["by_model"]])

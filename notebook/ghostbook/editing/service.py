@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ghostbook import protocol as p
 from ghostbook.completion.context import CellText, ContextProvider
-from ghostbook.completion.controls import Broadcast, Send
+from ghostbook.completion.controls import Broadcast, Send, wire_status
 from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
 from ghostbook.completion.settings import SettingsStore, shared_store
 from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposal
@@ -109,8 +109,8 @@ class EditService:
             return ModelStatus("off", "", None, None, "no edit model chosen")
         return self.registry.status
 
-    def status_message(self) -> dict[str, Any]:
-        return p.event("edit_model_status", model=self.status().to_json())
+    def status_message(self) -> p.EditModelStatusEvent:
+        return p.EditModelStatusEvent.model_construct(model=wire_status(self.status()))
 
     async def close(self) -> None:
         self._unsubscribe()
@@ -192,12 +192,14 @@ class EditService:
 
     def _propose(self, client_id: str, inflight: _Inflight, message: p.EditRequest, proposal: Proposal) -> None:
         if self._current(client_id, inflight):
-            self._send(client_id, p.event("edit_proposal", ref=message.ref, cell_id=message.cell_id,
-                                          **proposal.to_json()))
+            stats = None if proposal.stats is None else p.EditStats.model_construct(**proposal.stats.to_json())
+            self._send(client_id, p.EditProposal.model_construct(
+                ref=message.ref, cell_id=message.cell_id, range=proposal.range, text=proposal.text, done=proposal.done,
+                source=proposal.source, warning=proposal.warning, description=proposal.description, stats=stats))
 
     def _error(self, client_id: str, inflight: _Inflight, reason: str, text: str) -> None:
         if self._current(client_id, inflight):
-            self._send(client_id, p.event("edit_error", ref=inflight.ref, message=text, reason=reason))
+            self._send(client_id, p.EditError.model_construct(ref=inflight.ref, message=text, reason=reason))
 
     def _on_status(self, status: ModelStatus) -> None:
         failed = self.registry.fell_back

@@ -86,7 +86,7 @@ def score(task: NotebookTask, text: str, ms: float, read: int = 0,
                           auto.evidence.features() if auto is not None and auto.evidence is not None else None)
 
 
-def _ignore(message: dict[str, object]) -> None:
+def _ignore(message: p.ServerEvent) -> None:
     """Broadcasts (model status) have no reader here."""
 
 
@@ -95,7 +95,8 @@ class _Outbox:
         self.done: dict[str, str] = {}
         self.errors: dict[str, str] = {}
 
-    def send(self, client: str, message: dict[str, object]) -> None:
+    def send(self, client: str, event: p.ServerEvent) -> None:
+        message = event.model_dump()
         if message.get("type") == "suggestion" and message.get("done"):
             self.done[str(message["ref"])] = str(message["text"])
         elif message.get("type") == "suggestion_error":

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ghostbook import protocol as p
+
 
 @dataclass(frozen=True)
 class Broadcast:
     """Send `message` to every client of the session (but `skip`, when given)."""
 
-    message: dict[str, Any]
+    message: p.ServerEvent
     skip: str | None = None
 
 

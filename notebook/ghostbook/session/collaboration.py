@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ghostbook import protocol as p
 from ghostbook.collab.shared_text import SharedText, TextChange, UpdateError
@@ -31,17 +30,17 @@ class Collaboration:
         truth (their snapshot says `reloaded`); presence carries over."""
         self.text = SharedText((cell.id, cell.source) for cell in cells)
 
-    def snapshot(self, binary: bool = False) -> tuple[dict[str, Any], bytes | None]:
+    def snapshot(self, binary: bool = False) -> tuple[p.SharedTexts, bytes | None]:
         """The shared texts for a snapshot: the document's id and its whole state, in base64; with `binary`,
         `update` is null and the state is returned as bytes, for the frame that follows the snapshot."""
         state = self.text.state()
         if binary:
-            return {"guid": self.text.guid, "update": None}, state
-        return {"guid": self.text.guid, "update": base64.b64encode(state).decode("ascii")}, None
+            return p.SharedTexts.model_construct(guid=self.text.guid, update=None), state
+        return p.SharedTexts.model_construct(guid=self.text.guid, update=base64.b64encode(state).decode("ascii")), None
 
-    def presence_messages(self, client_id: str) -> list[dict[str, Any]]:
+    def presence_messages(self, client_id: str) -> list[p.PresenceUpdated]:
         """The other tabs' presence, for a tab that just connected."""
-        return [p.event("awareness", update=update) for other, (_, update) in self._presence.items()
+        return [p.PresenceUpdated.model_construct(update=update) for other, (_, update) in self._presence.items()
                 if other != client_id]
 
     def text_update(self, client_id: str, message: p.TextUpdate,
@@ -56,7 +55,7 @@ class Collaboration:
             cell = cells(change.cell_id)
             if cell is not None:
                 cell.source = change.after
-        self._broadcast(p.event("y_update", update=message.update, origin=client_id), skip=client_id)
+        self._broadcast(p.TextUpdated.model_construct(update=message.update, origin=client_id), skip=client_id)
         return changes
 
     @property
@@ -68,14 +67,15 @@ class Collaboration:
         """After an operation: the shared texts become the cells' (the smallest change), sent to every tab."""
         update = self.text.reconcile((cell.id, cell.source) for cell in cells)
         if update is not None:
-            self._broadcast(p.event("y_update", update=base64.b64encode(update).decode("ascii"), origin=None))
+            self._broadcast(p.TextUpdated.model_construct(update=base64.b64encode(update).decode("ascii"),
+                                                           origin=None))
 
     def presence(self, client_id: str, message: p.Presence) -> None:
         self._presence[client_id] = (message.y_client, message.update)
-        self._broadcast(p.event("awareness", update=message.update), skip=client_id)
+        self._broadcast(p.PresenceUpdated.model_construct(update=message.update), skip=client_id)
 
     def left(self, client_id: str) -> None:
         """A tab closed: the others drop its cursor and name at once (not after awareness' timeout)."""
         gone = self._presence.pop(client_id, None)
         if gone is not None:
-            self._broadcast(p.event("presence_left", y_client=gone[0]))
+            self._broadcast(p.PresenceLeft.model_construct(y_client=gone[0]))

@@ -20,7 +20,6 @@ import re
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from ghostbook import protocol as p
 from ghostbook.kernel.adapter import KernelAdapter
@@ -34,8 +33,8 @@ LOG_LIMIT = 64_000  # characters of pip's output kept (the latest)
 FLUSH_SECONDS = 0.2  # at most this often a progress message per install
 TIMEOUT_SECONDS = 30 * 60
 
-Send = Callable[[dict[str, Any]], None]
-Broadcast = Callable[[dict[str, Any], str | None], None]  # (message, key: a newer one replaces it unsent)
+Send = Callable[[p.ServerEvent], None]
+Broadcast = Callable[[p.ServerEvent, str | None], None]  # (message, key: a newer one replaces it unsent)
 
 
 async def installer_for(kernel: object) -> list[str] | None:
@@ -127,8 +126,8 @@ class PackageInstaller:
         send(done=True, ok=ok)
 
 
-def _progress(ref: str | None, cell_id: str, package: str, text: str, *, done: bool, ok: bool) -> dict[str, Any]:
-    return p.event("install_progress", ref=ref, cell_id=cell_id, package=package, text=text, done=done, ok=ok)
+def _progress(ref: str | None, cell_id: str, package: str, text: str, *, done: bool, ok: bool) -> p.InstallProgress:
+    return p.InstallProgress.model_construct(ref=ref, cell_id=cell_id, package=package, text=text, done=done, ok=ok)
 
 
 def _tail(text: str) -> str:

@@ -47,7 +47,7 @@ def apply(data: NotebookData, op: Operation) -> list[a.Action]:
     if isinstance(op, KernelChosen):
         data.kernel.name, data.kernel.display_name = op.name, op.display_name
         data.kernel.can_install = op.can_install
-        actions: list[a.Action] = [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire()))]
+        actions: list[a.Action] = [_kernel_info(data)]
         spec = data.metadata.get("kernelspec") or {}
         if spec.get("name") != op.name or spec.get("display_name") != op.display_name:
             data.metadata["kernelspec"] = {**spec, "name": op.name, "display_name": op.display_name}
@@ -75,7 +75,7 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
         case p.SetSource():
             cell = _cell(data, msg.cell_id)
             cell.source = msg.source
-            return [_document_event(data, "source_set", origin, cell_id=cell.id, source=cell.source),
+            return [_document_event(data, p.SourceSet, origin, cell_id=cell.id, source=cell.source),
                     a.DocumentChanged()]
         case p.ReplaceSources():
             return _replace_sources(data, origin, msg.changes)
@@ -108,8 +108,7 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             # the old kernel's events are dropped from now on: its running cell ends here
             stopped = _stop_running(data, f"The kernel was replaced by {msg.name!r}")
             w.disconnect(data.widgets, data.all_outputs())
-            return stopped + _clear_queue(data) + [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())),
-                                                   a.StartKernel(msg.name)]
+            return stopped + _clear_queue(data) + [_kernel_info(data), a.StartKernel(msg.name)]
         case p.ClearOutputs():
             ids = msg.cell_ids if msg.cell_ids is not None else [c.id for c in data.cells]
             return _clear_outputs(data, [_cell(data, cell_id) for cell_id in ids])
@@ -152,7 +151,7 @@ def _insert(data: NotebookData, origin: str, msg: p.InsertCell) -> list[a.Action
     cell = Cell(id=cell_id, cell_type=msg.cell_type, source=msg.source)
     index = min(msg.index, len(data.cells))
     data.cells.insert(index, cell)
-    return [_document_event(data, "cell_inserted", origin, index=index, cell=cell.to_wire()),
+    return [_document_event(data, p.CellInserted, origin, index=index, cell=cell.to_wire()),
             a.DocumentChanged()]
 
 
@@ -167,7 +166,7 @@ def _delete(data: NotebookData, origin: str, cell_ids: list[str]) -> list[a.Acti
         if cell.state == "queued":
             cell.state = "idle"
     structure.push(data, Deleted(removed))
-    return [_document_event(data, "cells_deleted", origin, cell_ids=[cell.id for _, cell in removed]),
+    return [_document_event(data, p.CellsDeleted, origin, cell_ids=[cell.id for _, cell in removed]),
             a.DocumentChanged()]
 
 
@@ -177,7 +176,7 @@ def _move(data: NotebookData, origin: str, cell_id: str, delta: int) -> list[a.A
     if target == index:
         return []
     data.cells.insert(target, data.cells.pop(index))
-    return [_document_event(data, "cell_moved", origin, cell_id=cell_id, index=target), a.DocumentChanged()]
+    return [_document_event(data, p.CellMoved, origin, cell_id=cell_id, index=target), a.DocumentChanged()]
 
 
 def _replace_sources(data: NotebookData, origin: str, changes: list[p.SourceChange]) -> list[a.Action]:
@@ -191,8 +190,9 @@ def _replace_sources(data: NotebookData, origin: str, changes: list[p.SourceChan
         return []
     for cell, source in changed:
         cell.source = source
-    return [_document_event(data, "sources_replaced", origin,
-                            changes=[{"cell_id": cell.id, "source": source} for cell, source in changed]),
+    return [_document_event(data, p.SourcesReplaced, origin,
+                            changes=[p.SourceChanged.model_construct(cell_id=cell.id, source=source)
+                                     for cell, source in changed]),
             a.DocumentChanged()]
 
 def _set_types(data: NotebookData, origin: str, cell_ids: list[str], cell_type: str) -> list[a.Action]:
@@ -217,7 +217,7 @@ def _set_type(data: NotebookData, origin: str, cell_id: str, cell_type: str) -> 
         actions += _clear_outputs(data, [cell])
         data.queue = [queued for queued in data.queue if queued != cell.id]
     cell.cell_type = cell_type
-    return actions + [_document_event(data, "cell_type_set", origin, cell_id=cell.id, cell_type=cell_type),
+    return actions + [_document_event(data, p.CellTypeSet, origin, cell_id=cell.id, cell_type=cell_type),
                       a.DocumentChanged()]
 
 
@@ -232,7 +232,7 @@ def _set_metadata(data: NotebookData, origin: str | None, cell: Cell, patch: dic
             changed = True
     if not changed:
         return []
-    return [_document_event(data, "cell_metadata_set", origin, cell_id=cell.id, metadata=dict(cell.metadata)),
+    return [_document_event(data, p.CellMetadataSet, origin, cell_id=cell.id, metadata=dict(cell.metadata)),
             a.DocumentChanged()]
 
 
@@ -242,7 +242,7 @@ def _add_attachment(data: NotebookData, origin: str, cell: Cell, msg: p.AddAttac
         raise OperationError("only Markdown and raw cells have attachments")
     attachments = {**(cell.extra.get("attachments") or {}), msg.name: {msg.mime: msg.data}}
     cell.extra["attachments"] = attachments
-    return [_document_event(data, "attachments_set", origin, cell_id=cell.id, attachments=attachments),
+    return [_document_event(data, p.AttachmentsSet, origin, cell_id=cell.id, attachments=attachments),
             a.DocumentChanged()]
 
 
@@ -262,8 +262,12 @@ def _clear_outputs(data: NotebookData, cells: list[Cell]) -> list[a.Action]:
 # ---- execution ----------------------------------------------------------------------------------
 
 
+def _kernel_info(data: NotebookData) -> a.Broadcast:
+    return a.Broadcast(p.KernelStatusEvent.model_construct(kernel=data.kernel.to_wire()))
+
+
 def _cell_state(data: NotebookData, cell: Cell) -> a.Broadcast:
-    return _document_event(data, "cell_state", None, cell_id=cell.id, state=cell.state,
+    return _document_event(data, p.CellStateEvent, None, cell_id=cell.id, state=cell.state,
                            execution_count=cell.execution_count)
 
 
@@ -314,7 +318,7 @@ def _finish_running(data: NotebookData, cell_id: str) -> list[a.Action]:
         data.running = None
     if data.stdin is not None and data.stdin.cell_id == cell_id:
         data.stdin = None
-        actions: list[a.Action] = [a.Broadcast(p.event("stdin_closed", cell_id=cell_id))]
+        actions: list[a.Action] = [a.Broadcast(p.StdinClosed.model_construct(cell_id=cell_id))]
     else:
         actions = []
     cell = data.find(cell_id)
@@ -340,7 +344,7 @@ def _stdin_reply(data: NotebookData, value: str) -> list[a.Action]:
     if prompt is None:
         raise OperationError("the kernel is not waiting for input")
     data.stdin = None
-    actions: list[a.Action] = [a.SendStdin(value), a.Broadcast(p.event("stdin_closed", cell_id=prompt.cell_id))]
+    actions: list[a.Action] = [a.SendStdin(value), a.Broadcast(p.StdinClosed.model_construct(cell_id=prompt.cell_id))]
     cell = data.find(prompt.cell_id)
     if cell is not None:
         shown = "········" if prompt.password else value
@@ -388,8 +392,8 @@ def _kernel(data: NotebookData, event: k.KernelEvent) -> list[a.Action]:
         if cell is None:
             return []
         data.stdin = StdinPrompt(cell.id, event.prompt, event.password)
-        return [a.Broadcast(p.event("stdin_request", cell_id=cell.id, prompt=event.prompt,
-                                    password=event.password))]
+        return [a.Broadcast(p.StdinRequest.model_construct(cell_id=cell.id, prompt=event.prompt,
+                                                   password=event.password))]
     if isinstance(event, k.Output):
         return _output(data, cell, event)
     return []
@@ -455,7 +459,7 @@ def _kernel_status(data: NotebookData, event: k.StatusChanged) -> list[a.Action]
         w.disconnect(data.widgets, data.all_outputs())  # the tabs show them disconnected on this status
     actions: list[a.Action] = []
     if data.kernel.status != previous or event.reason:
-        actions.append(a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire())))
+        actions.append(_kernel_info(data))
     if event.state in ("dead", "restarting"):
         actions += _clear_queue(data)
     elif event.state in USABLE_KERNEL:
@@ -480,4 +484,4 @@ def _sync_busy(data: NotebookData) -> list[a.Action]:
     if shown == data.kernel.status:
         return []
     data.kernel.status = shown
-    return [a.Broadcast(p.event("kernel_status", kernel=data.kernel.to_wire()))]
+    return [_kernel_info(data)]

@@ -7,7 +7,6 @@ operations are applied in arrival order, so all tabs see one history.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -126,13 +125,13 @@ class NotebookSession:
     def discard(self) -> None:
         """The file is gone (deleted): stop saving and tell the tabs (they keep the text for copying)."""
         self.autosaver.disable()
-        self.broadcast(p.event("notebook_deleted", path=self.data.path))
+        self.broadcast(p.NotebookDeleted.model_construct(path=self.data.path))
 
     def moved(self, path: str, file_path: Path) -> None:
         """The notebook was renamed or moved to `path`: save there, and let every tab follow."""
         self.data.path = path
         self.file_path = self.autosaver.path = file_path
-        self.broadcast(p.event("notebook_renamed", path=path))
+        self.broadcast(p.NotebookRenamed.model_construct(path=path))
 
     def add_client(self, client: Client, kernelspecs: list[dict[str, Any]]) -> None:
         self.clients[client.id] = client
@@ -140,18 +139,18 @@ class NotebookSession:
         self._send_snapshot(client)
 
     def _send_snapshot(self, client: Client, **extra: Any) -> None:
-        snapshot = self.data.snapshot()
+        # a tab that reads the texts from `text` does not get them twice (a 1 MB cell)
         shared = getattr(client, "texts_shared", False)
-        if shared:  # it reads the texts from `text`: not twice (a 1 MB cell)
-            for cell in snapshot["notebook"]["cells"]:
-                cell["source"] = ""
+        snapshot = self.data.snapshot(with_sources=not shared)
+        kernelspecs = [p.KernelSpecInfo.model_construct(**spec) for spec in self._kernelspecs]
         text, state = self.collaboration.snapshot(binary=shared)
-        client.send(json.dumps(p.event("snapshot", client_id=client.id, kernelspecs=self._kernelspecs,
-                                       save=self.autosaver.status, text=text, **snapshot, **extra)))
+        client.send(p.encode(p.Snapshot.model_construct(
+            client_id=client.id, kernelspecs=kernelspecs, save=p.SaveInfo.model_construct(**self.autosaver.status),
+            text=text, **snapshot, **extra)))
         if state is not None:
             client.send(state)  # the texts' state as the next frame, bytes: no base64 to encode, inflate, decode
         for message in self.collaboration.presence_messages(client.id):
-            client.send(json.dumps(message))
+            client.send(p.encode(message))
 
     async def reload_from_disk(self) -> None:
         """Revert: the notebook as its file has it now (cells, metadata), built as opening builds it, in place
@@ -193,7 +192,7 @@ class NotebookSession:
         """Apply one validated client message; answer requests that carry a `ref`."""
         match message:
             case p.Ping():
-                self._reply(client, p.event("pong", ref=message.ref))
+                self._reply(client, p.Pong.model_construct(ref=message.ref))
             case p.TextUpdate():
                 self._text_update(client, message)
             case p.Presence():
@@ -350,8 +349,10 @@ class NotebookSession:
         except Exception as exc:
             self._reply(client, p.error_message(f"no comm info from the kernel: {exc}", message.ref))
             return
-        comms = reply.get("comms") if isinstance(reply.get("comms"), dict) else {}
-        self._reply(client, p.event("comm_info_reply", ref=message.ref, comms=comms))
+        found = reply.get("comms")
+        comms = {str(comm_id): p.CommTarget.model_construct(target_name=str(info.get("target_name", "")))
+                 for comm_id, info in (found.items() if isinstance(found, dict) else ()) if isinstance(info, dict)}
+        self._reply(client, p.CommInfoReply.model_construct(ref=message.ref, comms=comms))
 
     def _execute(self, cell_id: str, code: str) -> None:
         if self.kernel is None:
@@ -442,35 +443,34 @@ class NotebookSession:
                 return
         if isinstance(message, p.Complete):
             matches = list(reply.get("matches", []))
-            self._reply(client, p.event("complete_reply", ref=message.ref, matches=matches,
-                                        cursor_start=reply.get("cursor_start", cursor),
-                                        cursor_end=reply.get("cursor_end", cursor),
-                                        types=completion_types(reply, matches)))
+            self._reply(client, p.CompleteReply.model_construct(
+                ref=message.ref, matches=matches, cursor_start=reply.get("cursor_start", cursor),
+                cursor_end=reply.get("cursor_end", cursor), types=completion_types(reply, matches)))
         else:
-            self._reply(client, p.event("inspect_reply", ref=message.ref, found=bool(reply.get("found")),
-                                        data=reply.get("data", {})))
+            self._reply(client, p.InspectReply.model_construct(ref=message.ref, found=bool(reply.get("found")),
+                                                               data=reply.get("data", {})))
 
     # ---- outgoing -------------------------------------------------------------------------------
 
-    def broadcast(self, message: dict[str, Any], key: str | None = None, skip: str | None = None) -> None:
-        text = json.dumps(message)
+    def broadcast(self, message: p.ServerEvent, key: str | None = None, skip: str | None = None) -> None:
+        text = p.encode(message)  # once, whatever the number of tabs
         for client in list(self.clients.values()):
             if client.id != skip:
                 client.send(text, key)
 
-    def _reply(self, client: Client, message: dict[str, Any]) -> None:
-        client.send(json.dumps(message))
+    def _reply(self, client: Client, message: p.ServerEvent) -> None:
+        client.send(p.encode(message))
 
-    def _send_to(self, client_id: str, message: dict[str, Any]) -> None:
+    def _send_to(self, client_id: str, message: p.ServerEvent) -> None:
         client = self.clients.get(client_id)
         if client is not None:
-            client.send(json.dumps(message))
+            client.send(p.encode(message))
 
     def _send_outputs(self, cell_id: str) -> None:
         cell = self.data.find(cell_id)
         if cell is not None:
-            self.broadcast(p.event("cell_outputs", revision=self.data.revision, cell_id=cell_id,
-                                   outputs=cell.outputs.to_wire()), key=f"cell_outputs:{cell_id}")
+            self.broadcast(p.CellOutputs.model_construct(revision=self.data.revision, cell_id=cell_id,
+                                                         outputs=cell.outputs.to_wire()), key=f"cell_outputs:{cell_id}")
 
     def _send_widget_outputs(self, model_id: str) -> None:
         model = self.data.widgets.models.get(model_id)
@@ -478,9 +478,9 @@ class NotebookSession:
             self.broadcast(w.outputs_update(model_id, model), key=f"widget_outputs:{model_id}")
 
     def _on_save_status(self, status: dict[str, Any]) -> None:
-        self.broadcast(p.event("save_status", save=status))
+        self.broadcast(p.SaveStatusEvent.model_construct(save=p.SaveInfo.model_construct(**status)))
         if status["status"] == "conflict":
-            self.broadcast(p.event("file_changed_on_disk", path=self.data.path))
+            self.broadcast(p.FileChangedOnDisk.model_construct(path=self.data.path))
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)

@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from ghostbook import protocol as p
 from ghostbook.session.outputs import CellOutputs
 from ghostbook.session.widgets import WidgetStore
 
@@ -60,11 +61,11 @@ class Cell:
             cell["execution_count"] = self.execution_count
         return cell
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"id": self.id, "cell_type": self.cell_type, "source": self.source,
-                "metadata": self.metadata, "outputs": self.outputs.to_wire(),
-                "execution_count": self.execution_count, "state": self.state,
-                "attachments": self.extra.get("attachments") or {}}
+    def to_wire(self, with_source: bool = True) -> p.Cell:
+        return p.Cell.model_construct(id=self.id, cell_type=self.cell_type, source=self.source if with_source else "",
+                                      metadata=self.metadata, outputs=self.outputs.to_wire(),
+                                      execution_count=self.execution_count, state=self.state,
+                                      attachments=self.extra.get("attachments") or {})
 
 
 @dataclass
@@ -75,9 +76,9 @@ class KernelInfo:
     reason: str | None = None
     can_install: bool = False  # a local Python kernel with pip or uv: missing packages get an Install button
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"status": self.status, "name": self.name, "display_name": self.display_name,
-                "reason": self.reason, "can_install": self.can_install}
+    def to_wire(self) -> p.KernelInfo:
+        return p.KernelInfo.model_construct(status=self.status, name=self.name, display_name=self.display_name,
+                                            reason=self.reason, can_install=self.can_install)
 
 
 @dataclass
@@ -177,14 +178,17 @@ class NotebookData:
                 return cell
         return None
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, with_sources: bool = True) -> dict[str, Any]:
+        """The document's part of a `snapshot` message (its fields); without sources for a tab that reads
+        them from the shared texts."""
         stdin = self.stdin
+        cells = [cell.to_wire(with_sources) for cell in self.cells]
         return {
             "revision": self.revision,
             "path": self.path,
-            "notebook": {"cells": [cell.to_wire() for cell in self.cells], "metadata": self.metadata},
+            "notebook": p.NotebookContent.model_construct(cells=cells, metadata=self.metadata),
             "kernel": self.kernel.to_wire(),
             "widgets": self.widgets.to_wire(),
-            "stdin": None if stdin is None else {"cell_id": stdin.cell_id, "prompt": stdin.prompt,
-                                                 "password": stdin.password},
+            "stdin": None if stdin is None else p.StdinPrompt.model_construct(
+                cell_id=stdin.cell_id, prompt=stdin.prompt, password=stdin.password),
         }

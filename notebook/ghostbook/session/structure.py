@@ -24,10 +24,10 @@ from ghostbook.session.state import Cell, Deleted, Moved, NotebookData, Replaced
 MAX_UNDO = 50
 
 
-def document_event(data: NotebookData, type_: str, origin: str | None, **fields: Any) -> a.Broadcast:
+def document_event(data: NotebookData, event: type[p.DocumentEvent], origin: str | None, **fields: Any) -> a.Broadcast:
     """A change of the document, broadcast to every tab under the next revision."""
     data.revision += 1
-    return a.Broadcast(p.event(type_, revision=data.revision, origin=origin, **fields))
+    return a.Broadcast(event.model_construct(revision=data.revision, origin=origin, **fields))
 
 
 def push(data: NotebookData, step: Step) -> None:
@@ -64,7 +64,7 @@ def _replace(data: NotebookData, origin: str, removed: list[Cell], index: int, a
     index = max(0, min(index, len(data.cells)))
     data.cells[index:index] = added
     push(data, Replaced(before, [cell.id for cell in added]))
-    return [document_event(data, "cells_replaced", origin, removed=[cell.id for cell in removed],
+    return [document_event(data, p.CellsReplaced, origin, removed=[cell.id for cell in removed],
                            index=index, cells=[cell.to_wire() for cell in added]), a.DocumentChanged()]
 
 
@@ -131,7 +131,7 @@ def move_cells(data: NotebookData, origin: str, msg: p.MoveCells) -> list[a.Acti
 
 
 def _reordered(data: NotebookData, origin: str, moved: list[str]) -> a.Broadcast:
-    return document_event(data, "cells_reordered", origin, order=[cell.id for cell in data.cells], cell_ids=moved)
+    return document_event(data, p.CellsReordered, origin, order=[cell.id for cell in data.cells], cell_ids=moved)
 
 
 # ---- undo ---------------------------------------------------------------------------------------
@@ -145,7 +145,7 @@ def undo(data: NotebookData, origin: str) -> list[a.Action]:
     actions: list[a.Action]
     match step:
         case Deleted(removed):
-            actions = [document_event(data, "cell_inserted", origin, index=index, cell=cell.to_wire())
+            actions = [document_event(data, p.CellInserted, origin, index=index, cell=cell.to_wire())
                        for index, cell in _put_back(data, removed)]
         case Replaced(removed, added):
             gone = set(added) & {cell.id for cell in data.cells}
@@ -157,7 +157,7 @@ def undo(data: NotebookData, origin: str) -> list[a.Action]:
                 removed = [(anchor + index - first_index, cell) for index, cell in removed]
             back = _put_back(data, removed)
             first = back[0][0] if back else 0
-            actions = [document_event(data, "cells_replaced", origin, removed=[i for i in added if i in gone],
+            actions = [document_event(data, p.CellsReplaced, origin, removed=[i for i in added if i in gone],
                                       index=first, cells=[cell.to_wire() for _, cell in back])]
             if back and [i for i, _ in back] != list(range(first, first + len(back))):
                 actions.append(_reordered(data, origin, [cell.id for _, cell in back]))  # not one block
@@ -176,9 +176,9 @@ def undo(data: NotebookData, origin: str) -> list[a.Action]:
                 if cell is None or cell.state != "idle":
                     continue
                 cell.cell_type, cell.outputs, cell.execution_count = cell_type, CellOutputs.from_json(outputs), count
-                actions += [document_event(data, "cell_type_set", origin, cell_id=cell.id, cell_type=cell_type),
+                actions += [document_event(data, p.CellTypeSet, origin, cell_id=cell.id, cell_type=cell_type),
                             a.OutputsChanged(cell.id, urgent=True),
-                            document_event(data, "cell_state", None, cell_id=cell.id, state=cell.state,
+                            document_event(data, p.CellStateEvent, None, cell_id=cell.id, state=cell.state,
                                            execution_count=count)]
     return [*actions, a.DocumentChanged()]
 

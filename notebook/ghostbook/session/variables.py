@@ -30,7 +30,7 @@ PAGE_TIMEOUT = 120.0  # the first sort of a 10-million-row column takes seconds
 _CALL = f"__import__('sys').modules[{MODULE!r}]"
 _NS = "get_ipython().user_ns"
 
-Send = Callable[[str, dict[str, Any]], None]
+Send = Callable[[str, p.ServerEvent], None]
 
 
 class KernelError(Exception):
@@ -112,7 +112,7 @@ class KernelVariables:
             return
         if isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
             self._pushed = None
-            self._push({"variables": [], "total": 0, "ms": None, "busy": False})
+            self._push(p.VariablesMessage.model_construct(ref=None, variables=[], total=0, ms=None, busy=False))
         elif (isinstance(event, ExecutionFinished) and event.status in ("ok", "error")) or started:
             if not self._busy():
                 self._spawn(self.refresh())
@@ -129,10 +129,10 @@ class KernelVariables:
                 if self._busy() or not self.watchers:
                     break
                 reply = await self._list(None)
-                if reply["type"] == "variables":
+                if isinstance(reply, p.VariablesMessage):
                     self.refreshes += 1
-                    same = (reply["variables"], reply["total"]) == self._pushed
-                    self._pushed = (reply["variables"], reply["total"])
+                    same = (reply.variables, reply.total) == self._pushed
+                    self._pushed = (reply.variables, reply.total)
                     if not same:  # 2,000 names are a quarter of a megabyte: only a changed list travels
                         self._push(reply)
                 if not self._again:
@@ -164,17 +164,18 @@ class KernelVariables:
             raise KernelError(f"the kernel cannot be reached ({exc})") from exc
         return expression_json(reply, "r")
 
-    async def _list(self, ref: str | None) -> dict[str, Any]:
+    async def _list(self, ref: str | None) -> p.VariablesMessage | p.ErrorMessage:
         if self._busy():
-            return p.event("variables", ref=ref, variables=None, total=0, ms=None, busy=True)
+            return p.VariablesMessage.model_construct(ref=ref, variables=None, total=0, ms=None, busy=True)
         try:
             found = await self._run(list_expression(), LIST_TIMEOUT)
         except KernelError as exc:
             return p.error_message(f"cannot list the variables: {exc}", ref)
-        return p.event("variables", ref=ref, variables=found["variables"], total=found["total"], ms=found["ms"],
-                       busy=False)
+        variables = [p.Variable.model_construct(**row) for row in found["variables"]]
+        return p.VariablesMessage.model_construct(ref=ref, variables=variables, total=found["total"], ms=found["ms"],
+                                                  busy=False)
 
-    async def _page(self, message: p.GetDataPage) -> dict[str, Any]:
+    async def _page(self, message: p.GetDataPage) -> p.DataPage | p.ErrorMessage:
         if self._busy():
             return p.error_message("a cell is running: the table can be read when it has finished", message.ref)
         try:
@@ -182,10 +183,11 @@ class KernelVariables:
         except KernelError as exc:
             return p.error_message(f"cannot read {message.name}: {exc}", message.ref)
         page["type_name"] = page.pop("type")
-        return p.event("data_page", ref=message.ref, **page)
+        page["columns"] = [p.DataColumn.model_construct(**column) for column in page["columns"]]
+        return p.DataPage.model_construct(ref=message.ref, **page)
 
-    def _push(self, reply: dict[str, Any]) -> None:
-        message = {**p.event("variables", ref=None), **{k: v for k, v in reply.items() if k not in ("type", "ref")}}
+    def _push(self, reply: p.VariablesMessage) -> None:
+        message = reply.model_copy(update={"ref": None})
         for client_id in list(self.watchers):
             self._send(client_id, message)
 

@@ -76,6 +76,13 @@ class WidgetModel:
             return self.state
         return {**self.state, "outputs": self.captured.to_json()}
 
+    def to_wire(self) -> p.WidgetModelState:
+        buffers = [p.WidgetBuffer.model_construct(encoding="base64", path=path, data=_b64(data))
+                   for path, data in self.buffers] if self.buffers else None
+        return p.WidgetModelState.model_construct(
+            model_name=self.model_name, model_module=self.model_module, model_module_version=self.model_module_version,
+            state=self.full_state(), buffers=buffers, live=self.live)
+
     def to_json(self) -> dict[str, Any]:
         """The model as Jupyter's widget-state format writes it."""
         model: dict[str, Any] = {"model_name": self.model_name, "model_module": self.model_module,
@@ -116,9 +123,9 @@ class WidgetStore:
         return {STATE_MIME: {"version_major": 2, "version_minor": 0,
                              "state": {mid: self.models[mid].to_json() for mid in sorted(keep)}}}
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> dict[str, p.WidgetModelState]:
         """Every model with its liveness, for a tab's snapshot."""
-        return {mid: {**model.to_json(), "live": model.live} for mid, model in self.models.items()}
+        return {mid: model.to_wire() for mid, model in self.models.items()}
 
     def reachable(self, cells_outputs: Iterable[list[dict[str, Any]]]) -> set[str]:
         """Ids of the models shown in `cells_outputs`, and of those their states name (children, layouts,
@@ -143,12 +150,12 @@ def kernel_comm(store: WidgetStore, event: CommMessage) -> list[a.Action]:
     comm_id = str(content["comm_id"])
     data = content.get("data") if isinstance(content.get("data"), dict) else {}
     assert isinstance(data, dict)
-    wire = p.event(event.msg_type, comm_id=comm_id, data=data, metadata=event.metadata,
-                   buffers=[_b64(b) for b in event.buffers], parent_msg_id=event.msg_id)
+    target = str(content.get("target_name") or "") if event.msg_type == "comm_open" else None
+    wire = p.CommEvent.model_construct(type=event.msg_type, comm_id=comm_id, target_name=target, data=data,
+                                       metadata=event.metadata, buffers=[_b64(b) for b in event.buffers],
+                                       parent_msg_id=event.msg_id)
     actions: list[a.Action] = []
-    if event.msg_type == "comm_open":
-        target = str(content.get("target_name") or "")
-        wire["target_name"] = target
+    if target is not None:
         store.comms[comm_id] = target
         if target == WIDGET_TARGET and isinstance(data.get("state"), dict):
             actions += _opened(store, comm_id, data, event.metadata, event.buffers)
@@ -173,7 +180,7 @@ def comm_done(store: WidgetStore, event: CommDone) -> list[a.Action]:
     if event.msg_id in store.own_updates:
         store.own_updates.discard(event.msg_id)
         return []
-    return [a.Broadcast(p.event("comm_done", msg_id=event.msg_id))]
+    return [a.Broadcast(p.CommDone.model_construct(msg_id=event.msg_id))]
 
 
 def disconnect(store: WidgetStore, cells_outputs: Iterable[list[dict[str, Any]]]) -> None:
@@ -207,10 +214,11 @@ def capture(store: WidgetStore, event: Output) -> list[a.Action] | None:
     return [a.WidgetOutputsChanged(ids[-1], urgent=event.msg_type != "stream"), a.DocumentChanged(minor=True)]
 
 
-def outputs_update(model_id: str, model: WidgetModel) -> dict[str, Any]:
+def outputs_update(model_id: str, model: WidgetModel) -> p.CommEvent:
     """The message that gives the tabs an Output widget's captured outputs."""
     data = {"method": "update", "state": {"outputs": model.full_state().get("outputs", [])}, "buffer_paths": []}
-    return p.event("comm_msg", comm_id=model_id, data=data, metadata={}, buffers=[], parent_msg_id="")
+    return p.CommEvent.model_construct(type="comm_msg", comm_id=model_id, data=data, metadata={}, buffers=[],
+                                       parent_msg_id="")
 
 
 # ---- from a tab -----------------------------------------------------------------------------------
@@ -235,15 +243,16 @@ def client_comm(store: WidgetStore, origin: str, msg: p.CommOpen | p.CommMsg | p
         if store.models.pop(msg.comm_id, None) is not None:
             _stop_capture(store, msg.comm_id)
             store.changed = True
-            actions += [a.Broadcast(p.event("comm_close", comm_id=msg.comm_id, data={}, metadata={}, buffers=[],
-                                            parent_msg_id=msg.msg_id), skip=origin),
-                        a.DocumentChanged(minor=True)]
+            closed = p.CommEvent.model_construct(type="comm_close", comm_id=msg.comm_id, data={}, metadata={},
+                                                 buffers=[], parent_msg_id=msg.msg_id)
+            actions += [a.Broadcast(closed, skip=origin), a.DocumentChanged(minor=True)]
     elif model is not None and msg.data.get("method") == "update" and isinstance(msg.data.get("state"), dict):
         actions += _update(store, msg.comm_id, model, dict(msg.data), buffers)
         if not model.echoes:
-            wire = p.event("comm_msg", comm_id=msg.comm_id, data=dict(msg.data), metadata=dict(msg.metadata),
-                           buffers=list(msg.buffers), parent_msg_id=msg.msg_id)
-            actions.append(a.Broadcast(wire, skip=origin))
+            relayed = p.CommEvent.model_construct(type="comm_msg", comm_id=msg.comm_id, data=dict(msg.data),
+                                                  metadata=dict(msg.metadata), buffers=list(msg.buffers),
+                                                  parent_msg_id=msg.msg_id)
+            actions.append(a.Broadcast(relayed, skip=origin))
     return actions
 
 

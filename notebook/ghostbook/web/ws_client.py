@@ -50,7 +50,7 @@ class WebSocketClient:
             if old is not None:
                 self.backlog_bytes -= len(old)
         self._queue[slot] = text
-        self.backlog_bytes += len(text)  # json.dumps output is ASCII: characters are bytes
+        self.backlog_bytes += len(text)  # characters: bytes for ASCII, near enough otherwise
         self._largest = max(self._largest, len(text))
         if self.backlog_bytes > max(self._max_bytes, 2 * self._largest):
             self._drop()

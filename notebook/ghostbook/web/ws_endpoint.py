@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 
 from starlette.routing import WebSocketRoute
@@ -39,18 +38,18 @@ async def notebook_socket(websocket: WebSocket) -> None:
                 break
             raw = message.get("text") if message.get("text") is not None else message.get("bytes")
             if raw is None or len(raw) > MAX_MESSAGE_BYTES:
-                client.send(json.dumps(protocol.error_message("message missing or too large")))
+                client.send(protocol.encode(protocol.error_message("message missing or too large")))
                 continue
             try:
                 parsed = protocol.parse_client_message(raw)
             except protocol.ProtocolError as exc:
-                client.send(json.dumps(protocol.error_message(str(exc), exc.ref)))
+                client.send(protocol.encode(protocol.error_message(str(exc), exc.ref)))
                 continue
             try:
                 await session.handle(client, parsed)
             except Exception as exc:  # a bug must not take the connection (or the server) down
                 log.exception("failed to handle %s", parsed.type)
-                client.send(json.dumps(protocol.error_message(f"internal error: {exc}", parsed.ref)))
+                client.send(protocol.encode(protocol.error_message(f"internal error: {exc}", parsed.ref)))
     except WebSocketDisconnect:
         pass
     finally:
@@ -59,7 +58,7 @@ async def notebook_socket(websocket: WebSocket) -> None:
 
 
 async def _fatal(websocket: WebSocket, message: str) -> None:
-    await websocket.send_text(json.dumps(protocol.event("fatal", message=message)))
+    await websocket.send_text(protocol.encode(protocol.Fatal.model_construct(message=message)))
     await websocket.close(code=1000)
 
 

@@ -1,33 +1,25 @@
-"""Wire messages between the browser and the server, one websocket per (tab, notebook).
-
-The frontend twin of this module is `frontend/src/protocol.ts`: change both together.
-
-Every message is a JSON object with a `type`. Requests that expect an answer carry a client-chosen
-`ref` that the answer repeats. Document changes arrive as operations; the session applies them in one
-order and broadcasts the resulting events with a increasing `revision`, each naming the `origin`
-client so a tab can skip the echo of its own edits. A (re)connecting tab first gets a `snapshot`.
-"""
+"""Client -> server messages: what a tab may send, validated on arrival (`parse_client_message`)."""
 
 from __future__ import annotations
 
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 CellType = Literal["code", "markdown", "raw"]
 CellId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 Source = Annotated[str, Field(max_length=2_000_000)]
 Base64 = Annotated[str, Field(max_length=4_000_000, pattern=r"^[A-Za-z0-9+/]*={0,2}$")]
+# [from, to]: character offsets (its JSON Schema in the tuple form TypeScript generators read)
+Range = Annotated[tuple[int, int], WithJsonSchema({"type": "array", "items": [{"type": "integer"}, {"type": "integer"}],
+                                                   "minItems": 2, "maxItems": 2})]
 
 
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     ref: str | None = Field(default=None, max_length=64)
-
-
-# ---- client -> server ---------------------------------------------------------------------------
 
 
 class InsertCell(_Message):
@@ -341,7 +333,7 @@ class EditRequest(_Message):
     ref: str = Field(min_length=1, max_length=64)
     cell_id: CellId
     instruction: str = Field(max_length=4000)
-    selection: tuple[int, int] | None = None
+    selection: Range | None = None
     trigger: Literal["edit", "fix"] = "edit"
     previous: Source | None = None
 
@@ -508,115 +500,3 @@ def _guess_ref(raw: str | bytes) -> str | None:
         return None
     ref = value.get("ref") if isinstance(value, dict) else None
     return ref if isinstance(ref, str) and len(ref) <= 64 else None
-
-
-# ---- server -> client ---------------------------------------------------------------------------
-# Server messages are plain dicts built by these helpers (they are only ever produced by our own
-# code, so they need no validation on the way out). Shapes:
-#
-# snapshot      {type, client_id, revision, path, notebook: {cells: [Cell], metadata},
-#                kernel: KernelInfo, kernelspecs: [{name, display_name, language}], save: SaveInfo,
-#                widgets: {model_id: WidgetModel}, text: {guid, update: base64 | null}, reloaded?: true}
-#                (text: the shared texts' Yjs document, its id and whole state; update null for a socket opened
-#                with texts=shared, whose snapshot cells carry no source: the state follows as the next frame, binary)
-#                (reloaded: sent to every tab after a Revert: the file's text wins over edits of this tab
-#                not yet acknowledged, which a reconnect's snapshot would rebase instead)
-#   WidgetModel {model_name, model_module, model_module_version, state, buffers?: [{path, data, encoding}],
-#                live: bool}   (Jupyter's widget-state format; live: the kernel has it, else it shows as saved)
-#   Cell        {id, cell_type, source, outputs: [nbformat output dict], execution_count: int|null,
-#                state: "idle"|"queued"|"running", metadata, attachments: {name: {mime: base64}}}
-#   KernelInfo  {status: "starting"|"idle"|"busy"|"dead"|"restarting", name, display_name,
-#                reason: str|null, can_install: bool}   (can_install: a local Python kernel with pip or uv)
-#   SaveInfo    {status: "saved"|"dirty"|"saving"|"error"|"conflict", message: str|null}
-#                 (conflict: the file changed on disk; nothing is saved until a tab sends resolve_file_change)
-# cell_inserted {type, revision, origin, index, cell: Cell}
-# cells_deleted {type, revision, origin, cell_ids}
-# cell_moved    {type, revision, origin, cell_id, index}
-# cells_replaced {type, revision, origin, removed: [cell_id], index, cells: [Cell]}   (remove `removed`, then
-#                 insert `cells` at `index`: a merge, a split, a paste, or the undo of one)
-# cells_reordered {type, revision, origin, order: [cell_id], cell_ids}   (the whole new order; cell_ids: moved)
-# source_set    {type, revision, origin, cell_id, source}
-# sources_replaced {type, revision, origin, changes: [{cell_id, source}]}   (one `replace_sources`: every
-#                 changed cell in one revision)
-# cell_type_set {type, revision, origin, cell_id, cell_type}
-# cell_metadata_set {type, revision, origin, cell_id, metadata}   (the cell's whole metadata after the change)
-# attachments_set {type, revision, origin, cell_id, attachments}   (the cell's whole attachments after a change)
-# cell_state    {type, revision, cell_id, state, execution_count}
-# cell_outputs  {type, revision, cell_id, outputs}       (the cell's whole, capped output list)
-# kernel_status {type, kernel: KernelInfo}
-# stdin_request {type, cell_id, prompt, password}
-# save_status   {type, save: SaveInfo}
-# complete_reply {type, ref, matches: [str], cursor_start, cursor_end, types: [str|null]}
-# inspect_reply  {type, ref, found, data: {mime: str}}
-# stdin_closed  {type, cell_id}      (the prompt was answered, or its cell finished)
-# suggestion    {type, ref, cell_id, cursor, text, done, source: "model"|"cache"|"typed_through"}
-#                 streamed: `text` is the whole (post-processed) suggestion so far; the last has done=true.
-#                 An empty text with done=true means "nothing to suggest".
-# suggestion_error {type, ref, message}
-# settings      {type, ref, settings: {enabled, debounce_ms, debounce_mode, max_new_tokens, context_tokens,
-#                 model, beam_width, read_check, search_ms, api_key, remote_fim, edit_model, ...}, model: ModelStatus}
-#                 (api_key is masked: "********" when one is set)
-# model_status  {type, model: ModelStatus}   ModelStatus {state: "off"|"downloading"|"loading"|"ready"|"error",
-#                 name, path, progress: float|null, message: str|null, bytes_done: int|null,
-#                 bytes_total: int|null, serving: str|null, serving_name}   (downloading: bytes at least
-#                 every 0.5 s; loading: 0..1; serving: the spec of the model answering requests now, the
-#                 one before while another loads or after it failed: then "ready" with a message)
-# catalogue     {type, ref, models: [CatalogueModel], free_ram_mb: float|null, models_dir}
-#                 CatalogueModel {spec, name, family, params, size_mb, ram_mb, licence, backends, source:
-#                 "builtin"|"hub"|"local", downloaded, gated, speed,
-#                 role: "fim"|"chat"|"both"}   (fim: completion models; chat: edit models; both: local files)
-# completion_stats {type, stats: {shown, accepted, acceptance_rate, p50_ms, p95_ms, requests, model_calls,
-#                 cache_hits, server_p50_ms, server_p95_ms}}   (p50/p95: client-reported latencies when any,
-#                 else the server's request -> done; server_*: always the server's; null when no data)
-# telemetry     {type, ref, enabled, path: str|null, error: str|null, keep_days, filter: {days, kind, model},
-#                 days: [{day: "YYYY-MM-DD", ts: local midnight (s), ...Tally}], total: Tally,
-#                 by_kind: [{kind, ...Tally}], by_model: [{model, ...Tally}], models: [str]}
-#                 Tally {shown, accepted, whole, word, line, dismissed, acceptance_rate: float|null,
-#                 p50_ms, p95_ms}   (the user's own statistics, `completion.telemetry`; accepted counts a
-#                 suggestion taken wholly or in part, whole/word/line by the key that first took some;
-#                 models: every model of the window, whatever the filter; enabled=false: GHOSTBOOK_TELEMETRY=off)
-# edit_proposal {type, ref, cell_id, range: [from, to], text, done, source: "model"|"rules", warning: str|null,
-#                 description: str|null, stats: {calls, tokens, ms, speculative}|null}
-#                 streamed to the requesting tab only: `text` is the whole replacement of the cell's `range`
-#                 so far (the whole cell without a selection; a selection widened to whole lines).
-# edit_error    {type, ref, message, reason: "no_model"|"empty"|"no_code"|"model"|"cell_gone"|"no_fix"}
-# edit_model_status {type, model: ModelStatus}   (the edit model's: after each `settings` reply, and on change)
-# install_progress {type, ref, cell_id, package, text, done, ok}   (to every tab; `text` is pip's whole output
-#                 so far; the last has done=true, ok: it succeeded. A refusal is one done, failed message
-#                 to the requesting tab only)
-# pong          {type, ref}
-# error         {type, ref, message}
-# notebook_renamed {type, path}   (renamed or moved, here or in the file browser: the tab follows `path`)
-# notebook_deleted {type, path}   (the file was deleted: nothing saves any more; the tab keeps its text)
-# file_changed_on_disk {type, path}   (the file changed outside the session since it was opened or last
-#                 saved: to every tab, with save_status "conflict"; edits are kept, not saved, until a tab
-#                 answers resolve_file_change)
-# fatal         {type, message}   (the notebook cannot be opened; the socket closes after it)
-# comm_open     {type, comm_id, target_name, data, metadata, buffers: [base64], parent_msg_id}
-# comm_msg      {type, comm_id, data, metadata, buffers: [base64], parent_msg_id}
-# comm_close    {type, comm_id, data, metadata, buffers: [base64], parent_msg_id}
-#                 (the kernel's comm messages, to every tab; parent_msg_id: the request that caused it, ""
-#                 for the session's own: an Output widget's captured outputs; a tab's comm_close to the others)
-# comm_done     {type, msg_id}   (the kernel handled the tab's comm message msg_id: ipywidgets' throttle)
-# comm_info_reply {type, ref, comms: {comm_id: {target_name}}}
-# variables     {type, ref, variables: [Variable] | null, total, ms: float | null, busy: bool}
-#                 Variable {name, type, shape: [int] | null, length: int | null, size: int | null (bytes),
-#                 value: str (short, one line), viewer: bool (get_data_page can page it)}
-#                 (the answer to get_variables, and, with ref null, to a watching tab after each run or a
-#                 restart; variables null and busy true: a cell is running, the list follows its end;
-#                 total: how many names, of which at most 5000 are listed; ms: the kernel's own time)
-# data_page     {type, ref, name, type_name, total, start, columns: [{name, dtype}], column_count,
-#                 index_name: str | null, rows: [[index, cell, ...]] (text), sort, ascending, ms}
-
-
-def json_dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message)
-
-
-def event(type_: str, **fields: Any) -> dict[str, Any]:
-    """Build a server -> client message."""
-    return {"type": type_, **fields}
-
-
-def error_message(message: str, ref: str | None = None) -> dict[str, Any]:
-    return {"type": "error", "ref": ref, "message": message}
