@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ghostbook import protocol as p
 from ghostbook.decoding.plan import DecodePlan
 from ghostbook.models.backend import BackendInfo, GenStats, TokenOut
 
@@ -76,6 +78,11 @@ class FakeCell:
     source: str
 
 
+def wire_dict(message: p.ServerEvent) -> dict[str, Any]:
+    """A message as a tab receives it (validated on the way, as every message in the tests)."""
+    return json.loads(p.encode(message))  # type: ignore[no-any-return]
+
+
 @dataclass
 class Outbox:
     """What the service sent, per client."""
@@ -83,8 +90,11 @@ class Outbox:
     sent: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     broadcasts: list[dict[str, Any]] = field(default_factory=list)
 
-    def send(self, client: str, message: dict[str, Any]) -> None:
-        self.sent.append((client, message))
+    def send(self, client: str, message: p.ServerEvent) -> None:
+        self.sent.append((client, wire_dict(message)))
+
+    def broadcast(self, message: p.ServerEvent, key: str | None = None) -> None:
+        self.broadcasts.append(wire_dict(message))
 
     def of(self, type_: str, ref: str | None = None) -> list[dict[str, Any]]:
         return [m for _, m in self.sent if m["type"] == type_ and (ref is None or m.get("ref") == ref)]

@@ -33,7 +33,7 @@ async def service_for(tmp_path: Path, cells: list[FakeCell]) -> tuple[Completion
     outbox = Outbox()
     store = SettingsStore(tmp_path / "settings.json")
     registry = ModelRegistry()
-    service = CompletionService(lambda: cells, outbox.send, outbox.broadcasts.append, None, registry, store)
+    service = CompletionService(lambda: cells, outbox.send, outbox.broadcast, None, registry, store)
     backend = await registry.ensure("default")
     assert backend is not None
     return service, outbox, backend

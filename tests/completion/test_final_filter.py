@@ -101,7 +101,7 @@ async def suggest(cells: list[FakeCell], tmp_path: Path, settings: dict[str, obj
         (tmp_path / "m.gguf").write_bytes(b"GGUF")
         store.update({"model": str(tmp_path / "m.gguf")})
     out = Outbox()
-    service = CompletionService(lambda: cells, out.send, out.broadcasts.append, None, registry, store)
+    service = CompletionService(lambda: cells, out.send, out.broadcast, None, registry, store)
     cursor = len(cells[-1].source)
     await service.suggest("t1", p.Suggest(type="suggest", ref="r1", cell_id=cells[-1].id, cursor=cursor,
                                           trigger="forced"))

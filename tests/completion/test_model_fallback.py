@@ -22,7 +22,7 @@ from ghostbook.models.backend import ModelStatus
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.loader import ModelRegistry, chat_server, edit_factory
 
-from tests.completion.conftest import FakeCell, Outbox
+from tests.completion.conftest import FakeCell, Outbox, wire_dict
 from tests.models.hub_standin import HubStandIn
 
 REPO = "acme/fim-GGUF"
@@ -83,7 +83,7 @@ async def test_the_service_answers_from_the_old_model_until_the_new_one_is_ready
     out = Outbox()
     store = SettingsStore(tmp_path / "settings.json")
     registry = ModelRegistry()
-    service = CompletionService(lambda: cells, out.send, out.broadcasts.append, None, registry, store)
+    service = CompletionService(lambda: cells, out.send, out.broadcast, None, registry, store)
 
     async def ask(ref: str) -> dict[str, object]:
         await service.suggest("t1", p.Suggest(type="suggest", ref=ref, cell_id="a", cursor=len(SOURCE),
@@ -134,7 +134,7 @@ async def test_a_failed_edit_model_keeps_the_edit_model_serving(tmp_path: Path) 
     store = SettingsStore(tmp_path / "settings.json")
     store.update({"edit_model": str(shipped)})
     registry = ModelRegistry(edit_factory, remote=chat_server)
-    editing = EditService(lambda: [], out.send, out.broadcasts.append, registry=registry, store=store)
+    editing = EditService(lambda: [], out.send, out.broadcast, registry=registry, store=store)
     await editing.settings_changed()
     assert (await settled(registry)).state == "ready"
     serving = registry.backend
@@ -145,7 +145,8 @@ async def test_a_failed_edit_model_keeps_the_edit_model_serving(tmp_path: Path) 
     assert (status.state, status.serving, registry.backend) == ("ready", str(shipped), serving)
     assert (status.message or "").startswith(f"Could not load {missing}: model file not found")
     assert store.current.edit_model == str(shipped)  # the setting follows the model serving
-    assert out.broadcasts[-1] == editing.status_message() and out.broadcasts[-1]["model"]["message"] == status.message
+    assert out.broadcasts[-1] == wire_dict(editing.status_message())
+    assert out.broadcasts[-1]["model"]["message"] == status.message
     await editing.close()
     await registry.close()
 

@@ -36,7 +36,7 @@ def make_service(tmp_path: Path, backend: object | None = None, model: str = "de
     if backend is not None:
         (tmp_path / "m.gguf").write_bytes(b"GGUF")
         store.update({"model": str(tmp_path / "m.gguf")})
-    service = CompletionService(lambda: cells, outbox.send, outbox.broadcasts.append, Namespace(), registry, store)
+    service = CompletionService(lambda: cells, outbox.send, outbox.broadcast, Namespace(), registry, store)
     if backend is not None:  # scripted text has no provenance to judge: no confidence threshold (test_confidence)
         service.confidence = ConfidenceModel()
     return service, outbox, cells
@@ -331,7 +331,7 @@ async def test_a_request_cancels_a_prewarm(tmp_path: Path) -> None:
     backend = ScriptedBackend("abc", delay=0.2)
     service, out, _ = make_service(tmp_path, backend)
     await service.registry.ensure(service.store.current.model)
-    other = CompletionService(lambda: [FakeCell("z", "code", "y = ")], out.send, out.broadcasts.append, None,
+    other = CompletionService(lambda: [FakeCell("z", "code", "y = ")], out.send, out.broadcast, None,
                               service.registry, service.store)  # another notebook's session, same model
     prewarm = asyncio.create_task(service.prewarm("b"))
     await asyncio.sleep(0.05)

@@ -16,7 +16,7 @@ from ghostbook import protocol as p
 from ghostbook.completion import telemetry
 from ghostbook.completion.telemetry import TelemetryStore, telemetry_path
 
-from tests.completion.conftest import ScriptedBackend
+from tests.completion.conftest import ScriptedBackend, wire_dict
 from tests.completion.test_service import make_service
 from tests.conftest import RunningServer, start_server, stop_server
 from tests.web.wsclient import NotebookClient
@@ -117,7 +117,7 @@ async def test_reset_forgets_everything(store: TelemetryStore) -> None:
     store.record("shown", "new_line", "m", latency_ms=5)
     store.record("accepted", "new_line", "m", accept="whole")
     assert (await store.report())["total"]["accepted"] == 1
-    reply = await store.answer(p.ResetTelemetry(type="reset_telemetry", ref="x"))
+    reply = wire_dict(await store.answer(p.ResetTelemetry(type="reset_telemetry", ref="x")))
     assert reply["type"] == "telemetry" and reply["ref"] == "x" and reply["total"]["shown"] == 0
     assert len(reply["days"]) == 14 and reply["models"] == []
     assert store.path is not None and count_rows(store.path) == 0

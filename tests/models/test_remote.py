@@ -17,7 +17,7 @@ from ghostbook.completion.settings import SettingsStore
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.loader import ModelRegistry
 
-from tests.completion.conftest import FakeCell, Outbox
+from tests.completion.conftest import FakeCell, Outbox, wire_dict
 
 from .conftest import KEY, free_port
 from .infill_standin import InfillStandIn
@@ -29,7 +29,7 @@ def make_service(tmp_path: Path, settings: dict[str, object]) -> tuple[Completio
     store = SettingsStore(tmp_path / "settings.json")
     store.update(settings)
     outbox = Outbox()
-    return CompletionService(lambda: CELLS, outbox.send, outbox.broadcasts.append, None, ModelRegistry(),
+    return CompletionService(lambda: CELLS, outbox.send, outbox.broadcast, None, ModelRegistry(),
                              store), outbox
 
 
@@ -60,7 +60,7 @@ async def test_api_key_from_settings_is_used_and_never_sent_to_the_browser(
     service, outbox = make_service(tmp_path, {"model": f"openai:{llama_server}", "remote_fim": "ghostbook",
                                               "api_key": KEY, "max_new_tokens": 8})
     assert (await ask(service, outbox))["done"]
-    message = service.controls.settings_message("x")
+    message = wire_dict(service.controls.settings_message("x"))
     assert message["settings"]["api_key"] == "********" and KEY not in str(message)
     await service.close()
     await service.registry.close()

@@ -52,7 +52,7 @@ async def test_a_real_servers_suggestion_starts_no_statement_mid_line(
     store.update({"model": f"openai:{llama_server}", "remote_fim": fim, "max_new_tokens": 24})
     out = Outbox()
     registry = ModelRegistry()
-    service = CompletionService(lambda: cells, out.send, out.broadcasts.append, None, registry, store)
+    service = CompletionService(lambda: cells, out.send, out.broadcast, None, registry, store)
     before = cells[-1].source
     await service.suggest("t1", p.Suggest(type="suggest", ref="r1", cell_id=cells[-1].id, cursor=len(before),
                                           trigger="forced"))
