@@ -89,6 +89,10 @@ class BareProcess:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self._process = process
 
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
     @classmethod
     async def start(cls, timeout: float = 90.0) -> BareProcess:
         process = await asyncio.create_subprocess_exec(

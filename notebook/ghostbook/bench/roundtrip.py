@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
+import os
 import statistics
 import tempfile
 import time
@@ -96,12 +98,45 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system) process `pid` has used so far, ms; NaN once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of `pid` (its kernels)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        found += [int(child) for child in task.read_text().split()]
+    return found
+
+
+class CpuMeter:
+    """CPU used by a process and its children (as they are at the start) between `start()` and `per(n)`."""
+
+    def __init__(self, pid: int) -> None:
+        self.pids = [pid, *children(pid)]
+        self._start = [0.0] * len(self.pids)
+
+    def start(self) -> None:
+        self._start = [cpu_ms(pid) for pid in self.pids]
+
+    def per(self, n: int) -> tuple[float, float]:
+        """(the process, its children) CPU ms per one of `n` rounds since `start()`."""
+        used = [cpu_ms(pid) - start for pid, start in zip(self.pids, self._start, strict=True)]
+        return used[0] / n, sum(used[1:]) / n
+
+
 def summary(values: Sequence[float]) -> tuple[float, float]:
-    """(median, p95) of `values`; p95 is the sample at rank 0.95 × (n - 1), rounded down."""
+    """(median, p95) of `values`; p95 by nearest rank (the ceil(0.95 n)-th smallest)."""
     if not values:
         raise ValueError("no values")
     ordered = sorted(values)
-    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+    return statistics.median(ordered), ordered[max(math.ceil(0.95 * len(ordered)) - 1, 0)]
 
 
 def rotated(items: Sequence[Any], i: int) -> list[Any]:
@@ -161,17 +196,24 @@ async def one_cell(server: RunningServer, bare: BareProcess, client: AsyncKernel
 
         sides = {"own": bare.round, "interleaved": interleaved, "ws": ours}
         got: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+        meters = {"ws": CpuMeter(server.process.pid), "own": CpuMeter(bare.pid)}
         for i in range(n + WARMUP):
+            if i == WARMUP:
+                for meter in meters.values():
+                    meter.start()
             for name in rotated(list(sides), i):
                 sample = await sides[name]()
                 if i >= WARMUP:
                     got[name].append(sample)
+        cpu = {name: meter.per(n) for name, meter in meters.items()}
         print(f"1+1 round trip, {n} rounds each, alternating (ms)")
         for label, index in (("result", 0), ("done", 1)):
             own, inter, ws_ = ([x[index] for x in got[name]] for name in ("own", "interleaved", "ws"))
             table("", [(f"bare jupyter_client {label}, own process", own),
                        (f"bare jupyter_client {label}, interleaved", inter),
                        (f"ghostbook websocket {label}", ws_)], ratio_to=faster(own, inter))
+        print(f"\nCPU per round (ms): ghostbook server {cpu['ws'][0]:.2f}, its kernel {cpu['ws'][1]:.2f}; "
+              f"bare client (own process) {cpu['own'][0]:.2f}, its kernel {cpu['own'][1]:.2f}")
 
         await print_loop(server, ws, cell_id, print_lines)
 
@@ -272,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", action="store_true", help="also time opening it in Chromium")
     parser.add_argument("--no-completion", action="store_true", help="the server with completion off")
     parser.add_argument("--print-lines", type=int, default=200_000)
+    parser.add_argument("--server-pythonpath", metavar="PATH",
+                        help="the server imports ghostbook from here (another tree's notebook:kernels folders)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="gb-bench-") as tmp:
         base = Path(tmp)
@@ -280,8 +324,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.no_completion:
             (base / "config" / "ghostbook" / "settings.json").write_text(
                 json.dumps({"completion": {"enabled": False}}))
-        server = start_server(base / "root", env={"XDG_CONFIG_HOME": str(base / "config"),
-                                                  "GHOSTBOOK_TELEMETRY": "off"})
+        env = {"XDG_CONFIG_HOME": str(base / "config"), "GHOSTBOOK_TELEMETRY": "off"}
+        if args.server_pythonpath:
+            env["PYTHONPATH"] = args.server_pythonpath
+        server = start_server(base / "root", env=env)
         try:
             name = asyncio.run(parts(server, args.n, args.cells, args.runs, args.print_lines))
             if args.page and name is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -27,6 +28,7 @@ from ghostbook.session.full_outputs import FullOutputs
 from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
+from ghostbook.session.outputs import CellOutputs
 from ghostbook.session.reload import carry_over
 from ghostbook.session.state import NotebookData
 from ghostbook.session.variables import KernelVariables
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
     from ghostbook.editing.service import EditService
 
 log = logging.getLogger(__name__)
+# After a run, the namespace summary is refreshed (a silent run in the kernel) and the model prewarmed only
+# once the kernel has had nothing to run for this long: a queue of cells, or cells run in quick succession,
+# never wait behind that work in the kernel.
+AFTER_RUN_QUIET = 0.25
 
 
 class Client(Protocol):
@@ -87,6 +93,8 @@ class NotebookSession:
         self.autosaver = Autosaver(file_path, lambda: self.data.to_nbformat(), self._on_save_status, stamp=stamp)
         self._kernelspecs: list[dict[str, Any]] = []
         self._throttle = OutputThrottle(self._send_outputs)
+        self._sent_outputs: dict[str, tuple[weakref.ref[CellOutputs], int]] = {}  # cell id -> outputs last sent
+        self._after_run: asyncio.TimerHandle | None = None  # the namespace refresh, once the kernel is quiet
         self._widget_throttle = OutputThrottle(self._send_widget_outputs)  # Output widgets' captured outputs
         self.closed = False
         self._completion: CompletionService | None = None  # created at the first completion message
@@ -109,6 +117,8 @@ class NotebookSession:
         """Save, stop the kernel, and drop all clients."""
         self.closed = True
         self._throttle.cancel()
+        if self._after_run is not None:
+            self._after_run.cancel()
         self._widget_throttle.cancel()
         await self.installer.close()
         await self.variables.close()
@@ -259,9 +269,22 @@ class NotebookSession:
             self.variables.kernel_event(event)  # after apply: the next queued cell, if any, has been sent
             if self._namespace is not None:  # keep the completion context's namespace summary fresh
                 if isinstance(event, ExecutionFinished) and event.status in ("ok", "error"):
-                    self._spawn(self._after_execution(ran))
+                    self._after_run_when_quiet(ran)
                 elif isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
                     self._namespace.clear()
+
+    def _after_run_when_quiet(self, cell_id: str | None) -> None:
+        """Schedule `_after_execution` for when the kernel has been free for AFTER_RUN_QUIET; a later run's
+        end schedules it afresh."""
+        if self._after_run is not None:
+            self._after_run.cancel()
+
+        def quiet() -> None:
+            self._after_run = None
+            if not self.closed and self.data.running is None and not self.data.queue:
+                self._spawn(self._after_execution(cell_id))
+
+        self._after_run = asyncio.get_running_loop().call_later(AFTER_RUN_QUIET, quiet)
 
     async def _after_execution(self, cell_id: str | None) -> None:
         """Refresh the namespace summary; when nothing else is queued, warm the model up for the next cell."""
@@ -465,9 +488,18 @@ class NotebookSession:
 
     def _send_outputs(self, cell_id: str) -> None:
         cell = self.data.find(cell_id)
-        if cell is not None:
+        if cell is not None and self._outputs_unsent(cell.id, cell.outputs):
             self.broadcast(p.event("cell_outputs", revision=self.data.revision, cell_id=cell_id,
                                    outputs=cell.outputs.to_wire()), key=f"cell_outputs:{cell_id}")
+
+    def _outputs_unsent(self, cell_id: str, outputs: CellOutputs) -> bool:
+        """False when these outputs, at this version, were the last sent for the cell: every tab has them
+        (a run's end flushes the outputs, mostly with nothing new); else remember them as sent."""
+        sent = self._sent_outputs.get(cell_id)
+        if sent is not None and sent[0]() is outputs and sent[1] == outputs.version:
+            return False
+        self._sent_outputs[cell_id] = (weakref.ref(outputs), outputs.version)
+        return True
 
     def _send_widget_outputs(self, model_id: str) -> None:
         model = self.data.widgets.models.get(model_id)
