@@ -247,18 +247,24 @@ async def many_cells(server: RunningServer, bare: BareProcess, cells: int, runs:
         warm = [await ws_open(url, server.base) for _ in range(runs)]  # now with 100 outputs
         ours: list[float] = []
         theirs: list[float] = []
+        meters = {"ws": CpuMeter(server.process.pid), "bare": CpuMeter(bare.pid)}
+        for meter in meters.values():
+            meter.start()
         for r in range(runs):
             for side in rotated(["ws", "bare"], r):
                 if side == "ws":
                     ours.append(await ws_run_all(ws, ids))
                 else:
                     theirs.append(await bare.run_all(codes))
+        cpu = {name: meter.per(runs * cells) for name, meter in meters.items()}
     print(f"\nA notebook of {cells} trivial cells, {runs} runs (ms)")
-    print(f"{'open, first (reads the file)':38}{cold:9.2f}")
+    print(f"{'open, first (the session starts)':38}{cold:9.2f}")
     table("", [(f"open, session open, {cells} outputs", warm)])
     print(f"{'  (read + json.loads of the file)':38}{file_ms:9.2f}")
     table("", [("bare jupyter_client run all, own proc.", theirs), ("ghostbook websocket run all", ours)],
           ratio_to=theirs)
+    print(f"\nCPU per cell (ms): ghostbook server {cpu['ws'][0]:.2f}, its kernel {cpu['ws'][1]:.2f}; "
+          f"bare client (own process) {cpu['bare'][0]:.2f}, its kernel {cpu['bare'][1]:.2f}")
     return name
 
 
