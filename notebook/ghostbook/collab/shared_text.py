@@ -70,6 +70,7 @@ class SharedText:
             value = self._sources.get(cell_id) if cell_id in self._mirror else None
             if not isinstance(value, Text):
                 self.foreign = True  # made by a client: `reconcile` takes it out again
+                self._mirror.pop(cell_id, None)  # a cell's text removed or replaced: `reconcile` writes it anew
                 continue
             before, after = self._mirror[cell_id], str(value)
             if before != after:

@@ -493,10 +493,12 @@ class NotebookSession:
                                    outputs=cell.outputs.to_wire()), key=f"cell_outputs:{cell_id}")
 
     def _outputs_unsent(self, cell_id: str, outputs: CellOutputs) -> bool:
-        """False when these outputs, at this version, were the last sent for the cell: every tab has them
-        (a run's end flushes the outputs, mostly with nothing new); else remember them as sent."""
+        """False when every tab has these outputs at this version already (a run's end flushes the outputs,
+        mostly with nothing new; a run clears outputs that may be empty); else remember them as sent. Tabs
+        have what was last sent, or version 0 of outputs never sent (as read or made: in their snapshots)."""
         sent = self._sent_outputs.get(cell_id)
-        if sent is not None and sent[0]() is outputs and sent[1] == outputs.version:
+        have = sent[1] if sent is not None and sent[0]() is outputs else 0
+        if outputs.version == have:
             return False
         self._sent_outputs[cell_id] = (weakref.ref(outputs), outputs.version)
         return True
