@@ -244,8 +244,14 @@ class NotebookSession:
         actions = reducer.apply(self.data, op)
         if not by_kernel:  # texts first: a new cell's text reaches the tabs before the cell does
             self.collaboration.sync(self.data.cells)
+        # The kernel gets its request first, and the tabs' messages are serialised while it works; a request
+        # that cannot go is reported after the messages that tell of its start.
+        failed = [failure for action in actions if isinstance(action, a.ExecuteCode)
+                  and (failure := self._execute(action.cell_id, action.code)) is not None]
         for action in actions:
             self._perform(action, by_kernel)
+        for failure in failed:
+            self.apply(failure)
 
     def _text_update(self, client: Client, message: p.TextUpdate) -> None:
         """A tab's typing: merged into the shared texts, passed to the other tabs, saved soon."""
@@ -334,7 +340,7 @@ class NotebookSession:
                     self.full_outputs.collect(cell)
                 self._throttle.changed(action.cell_id, action.urgent)
             case a.ExecuteCode():
-                self._execute(action.cell_id, action.code)
+                pass  # sent by `apply` before the other actions
             case a.DocumentChanged():
                 self.autosaver.mark_dirty(by_kernel or action.minor)
             case a.InterruptKernel():
@@ -373,16 +379,16 @@ class NotebookSession:
         comms = reply.get("comms") if isinstance(reply.get("comms"), dict) else {}
         self._reply(client, p.event("comm_info_reply", ref=message.ref, comms=comms))
 
-    def _execute(self, cell_id: str, code: str) -> None:
+    def _execute(self, cell_id: str, code: str) -> ExecutionFailedToSend | None:
+        """Send `code` to the kernel; the failure to report when it cannot go."""
         if self.kernel is None:
-            self.apply(ExecutionFailedToSend(cell_id, "the kernel is not running"))
-            return
+            return ExecutionFailedToSend(cell_id, "the kernel is not running")
         try:
             msg_id = self.kernel.execute(code)
         except Exception as exc:  # the adapter refuses when its kernel is dead
-            self.apply(ExecutionFailedToSend(cell_id, f"cannot run the cell: {exc}"))
-            return
+            return ExecutionFailedToSend(cell_id, f"cannot run the cell: {exc}")
         self.apply(ExecutionSent(cell_id, msg_id))
+        return None
 
     async def _start_kernel(self, name: str, by_user: bool = False) -> None:
         from ghostbook.session.ops import KernelChosen
