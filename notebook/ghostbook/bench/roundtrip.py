@@ -56,7 +56,7 @@ async def ws_once(ws: websockets.ClientConnection, cell_id: str, limit: float = 
         async with asyncio.timeout(limit):
             while True:
                 message = json.loads(await ws.recv())
-                if (message["type"] == "cell_outputs" and message["cell_id"] == cell_id
+                if (not result and message["type"] == "cell_outputs" and message["cell_id"] == cell_id
                         and any(o.get("output_type") == "execute_result" for o in message["outputs"])):
                     result = time.perf_counter()
                 elif message["type"] == "cell_state" and message["cell_id"] == cell_id and message["state"] == "idle":
