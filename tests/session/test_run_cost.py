@@ -78,7 +78,7 @@ class Namespace:
 
 
 async def session_with(tmp_path: Path, *sources: str) -> tuple[NotebookSession, ScriptedKernel, Tab]:
-    cells = [{"cell_type": "code", "id": f"c{i}", "source": source, "metadata": {}, "outputs": [],
+    cells: list[dict[str, Any]] = [{"cell_type": "code", "id": f"c{i}", "source": source, "metadata": {}, "outputs": [],
               "execution_count": None} for i, source in enumerate(sources)]
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     kernels: list[ScriptedKernel] = []

@@ -7,14 +7,14 @@ and two bare python3 kernels: one driven by a client in a process of its own (`b
 alone) and one by a client in this process, interleaved with the websocket client on the same event loop.
 Rounds alternate between the three (in rotating order) so that all see the same machine load; medians,
 p95 and the ratio against the faster bare client are printed. "result" is the moment the execute_result
-is in hand (ws: the cell_outputs message that carries it); "done" is the moment the cell is known to be
-finished (ws: cell_state idle; bare: execute_reply and iopub idle).
+is in hand (ws: the first cell_outputs message that carries it); "done" is the moment the cell is known to be
+finished (ws: cell_state idle; bare: execute_reply and iopub idle). Then a tight print loop through the
+server, with the server's memory before and after.
 
 Then a notebook of `--cells` trivial cells: opening it (websocket connect → snapshot received and parsed;
 the first open reads the file, later ones find the session open; with `--page`, Chromium's navigation
 start → the notebook painted, as `bench collab` times it) and "run all" (`execute_cells` with every id →
-the last cell idle) against the bare client running the same cells in its own process. Last, a tight
-print loop through the server, with the server's memory before and after.
+the last cell idle) against the bare client running the same cells in its own process.
 """
 
 from __future__ import annotations
