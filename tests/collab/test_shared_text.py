@@ -94,3 +94,18 @@ def test_entries_only_the_server_may_make_are_taken_out() -> None:
     assert update is not None and not server.foreign
     tab.apply_update(update)
     assert list(tab.get(SOURCES, type=Map).keys()) == ["a"]
+
+
+def test_a_text_a_tab_removed_comes_back_though_the_cells_did_not_change() -> None:
+    server = SharedText([("a", "x"), ("b", "y")])
+    tab: Doc = Doc()
+    tab.apply_update(server.state())
+    before = tab.get_state()
+    del tab.get(SOURCES, type=Map)["b"]
+    server.apply(tab.get_update(before))
+    assert server.foreign  # so reconcile looks at the document, not only at its mirror
+    update = server.reconcile([("a", "x"), ("b", "y")])
+    assert update is not None
+    tab.apply_update(update)
+    assert str(tab.get(SOURCES, type=Map)["b"]) == "y"
+    assert server.reconcile([("a", "x"), ("b", "y")]) is None

@@ -131,3 +131,18 @@ def test_json_values_under_text_mime_types_become_json_text_so_the_notebook_stay
     assert data["text/plain"] == ["<VegaLite 6 object>"]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("chart", outputs=outputs.to_json())])
     nbformat.validate(notebook)
+
+
+def test_the_version_counts_changes_that_tabs_would_see() -> None:
+    outputs = CellOutputs()
+    outputs.clear()
+    assert outputs.version == 0  # clearing nothing changes nothing
+    outputs.add("stream", {"name": "stdout", "text": "a"})
+    outputs.add("stream", {"name": "stdout", "text": "b"})
+    assert outputs.version == 2
+    assert not outputs.update_display("nope", {"data": {}})
+    assert outputs.version == 2
+    outputs.clear(wait=True)
+    assert outputs.version == 2  # shown until the next output
+    outputs.add("display_data", {"data": {"text/plain": "c"}, "metadata": {}})
+    assert outputs.version > 2 and len(outputs.items) == 1

@@ -70,6 +70,7 @@ class SharedText:
             value = self._sources.get(cell_id) if cell_id in self._mirror else None
             if not isinstance(value, Text):
                 self.foreign = True  # made by a client: `reconcile` takes it out again
+                self._mirror.pop(cell_id, None)  # a cell's text removed or replaced: `reconcile` writes it anew
                 continue
             before, after = self._mirror[cell_id], str(value)
             if before != after:
@@ -81,6 +82,9 @@ class SharedText:
         """Make the document hold exactly `cells` (id, text), in the smallest changes; the update that
         did it (for every tab), or None when nothing differed."""
         wanted = dict(cells)
+        if not self.foreign and self._mirror.keys() == wanted.keys() and all(
+                _same(self._mirror[cell_id], source) for cell_id, source in wanted.items()):
+            return None  # the document holds these texts (its keys are the mirror's while nothing is foreign)
         stale = [key for key in self._sources.keys() if key not in wanted or not isinstance(self._sources[key], Text)]
         edits = [(cell_id, source) for cell_id, source in wanted.items()
                  if cell_id in stale or not _same(self._mirror.get(cell_id), source)]

@@ -118,6 +118,7 @@ class CellOutputs:
     items: list[StreamText | RichOutput] = field(default_factory=list)
     clear_on_next: bool = False  # clear_output(wait=True) was called
     dropped_outputs: int = 0
+    version: int = 0  # counts the changes: outputs sent at one version need not be sent again
 
     @classmethod
     def from_json(cls, outputs: list[dict[str, Any]]) -> CellOutputs:
@@ -145,6 +146,7 @@ class CellOutputs:
         if wait:
             self.clear_on_next = True
         else:
+            self.version += bool(self.items)
             self.items.clear()
             self.clear_on_next = False
             self.dropped_outputs = 0
@@ -154,6 +156,7 @@ class CellOutputs:
         a new stream keeps what it drops for take_dropped."""
         if self.clear_on_next:
             self.clear()
+        self.version += 1
         if msg_type == "stream":
             name = str(content.get("name", "stdout"))
             last = self.items[-1] if self.items else None
@@ -181,6 +184,7 @@ class CellOutputs:
                 item.output["data"] = nbformat_data(content.get("data", {}))
                 item.output["metadata"] = content.get("metadata", {})
                 found = True
+        self.version += found
         return found
 
 

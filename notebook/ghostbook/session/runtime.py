@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -26,6 +27,7 @@ from ghostbook.session.full_outputs import FullOutputs
 from ghostbook.session.install import PackageInstaller, installer_for
 from ghostbook.session.ops import ExecutionFailedToSend, ExecutionSent, FromClient, FromKernel, Operation
 from ghostbook.session.output_throttle import OutputThrottle
+from ghostbook.session.outputs import CellOutputs
 from ghostbook.session.reload import carry_over
 from ghostbook.session.state import NotebookData
 from ghostbook.session.variables import KernelVariables
@@ -36,6 +38,10 @@ if TYPE_CHECKING:
     from ghostbook.editing.service import EditService
 
 log = logging.getLogger(__name__)
+# After a run, the namespace summary is refreshed (a silent run in the kernel) and the model prewarmed only
+# once the kernel has had nothing to run for this long: a queue of cells, or cells run in quick succession,
+# never wait behind that work in the kernel.
+AFTER_RUN_QUIET = 0.25
 
 
 class Client(Protocol):
@@ -86,6 +92,8 @@ class NotebookSession:
         self.autosaver = Autosaver(file_path, lambda: self.data.to_nbformat(), self._on_save_status, stamp=stamp)
         self._kernelspecs: list[dict[str, Any]] = []
         self._throttle = OutputThrottle(self._send_outputs)
+        self._sent_outputs: dict[str, tuple[weakref.ref[CellOutputs], int]] = {}  # cell id -> outputs last sent
+        self._after_run: asyncio.TimerHandle | None = None  # the namespace refresh, once the kernel is quiet
         self._widget_throttle = OutputThrottle(self._send_widget_outputs)  # Output widgets' captured outputs
         self.closed = False
         self._completion: CompletionService | None = None  # created at the first completion message
@@ -108,6 +116,8 @@ class NotebookSession:
         """Save, stop the kernel, and drop all clients."""
         self.closed = True
         self._throttle.cancel()
+        if self._after_run is not None:
+            self._after_run.cancel()
         self._widget_throttle.cancel()
         await self.installer.close()
         await self.variables.close()
@@ -236,8 +246,14 @@ class NotebookSession:
         actions = reducer.apply(self.data, op)
         if not by_kernel:  # texts first: a new cell's text reaches the tabs before the cell does
             self.collaboration.sync(self.data.cells)
+        # The kernel gets its request first, and the tabs' messages are serialised while it works; a request
+        # that cannot go is reported after the messages that tell of its start.
+        failed = [failure for action in actions if isinstance(action, a.ExecuteCode)
+                  and (failure := self._execute(action.cell_id, action.code)) is not None]
         for action in actions:
             self._perform(action, by_kernel)
+        for failure in failed:
+            self.apply(failure)
 
     def _text_update(self, client: Client, message: p.TextUpdate) -> None:
         """A tab's typing: merged into the shared texts, passed to the other tabs, saved soon."""
@@ -261,9 +277,22 @@ class NotebookSession:
             self.variables.kernel_event(event)  # after apply: the next queued cell, if any, has been sent
             if self._namespace is not None:  # keep the completion context's namespace summary fresh
                 if isinstance(event, ExecutionFinished) and event.status in ("ok", "error"):
-                    self._spawn(self._after_execution(ran))
+                    self._after_run_when_quiet(ran)
                 elif isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
                     self._namespace.clear()
+
+    def _after_run_when_quiet(self, cell_id: str | None) -> None:
+        """Schedule `_after_execution` for when the kernel has been free for AFTER_RUN_QUIET; a later run's
+        end schedules it afresh."""
+        if self._after_run is not None:
+            self._after_run.cancel()
+
+        def quiet() -> None:
+            self._after_run = None
+            if not self.closed and self.data.running is None and not self.data.queue:
+                self._spawn(self._after_execution(cell_id))
+
+        self._after_run = asyncio.get_running_loop().call_later(AFTER_RUN_QUIET, quiet)
 
     async def _after_execution(self, cell_id: str | None) -> None:
         """Refresh the namespace summary; when nothing else is queued, warm the model up for the next cell."""
@@ -313,7 +342,7 @@ class NotebookSession:
                     self.full_outputs.collect(cell)
                 self._throttle.changed(action.cell_id, action.urgent)
             case a.ExecuteCode():
-                self._execute(action.cell_id, action.code)
+                pass  # sent by `apply` before the other actions
             case a.DocumentChanged():
                 self.autosaver.mark_dirty(by_kernel or action.minor)
             case a.InterruptKernel():
@@ -354,16 +383,16 @@ class NotebookSession:
                  for comm_id, info in (found.items() if isinstance(found, dict) else ()) if isinstance(info, dict)}
         self._reply(client, p.CommInfoReply.model_construct(ref=message.ref, comms=comms))
 
-    def _execute(self, cell_id: str, code: str) -> None:
+    def _execute(self, cell_id: str, code: str) -> ExecutionFailedToSend | None:
+        """Send `code` to the kernel; the failure to report when it cannot go."""
         if self.kernel is None:
-            self.apply(ExecutionFailedToSend(cell_id, "the kernel is not running"))
-            return
+            return ExecutionFailedToSend(cell_id, "the kernel is not running")
         try:
             msg_id = self.kernel.execute(code)
         except Exception as exc:  # the adapter refuses when its kernel is dead
-            self.apply(ExecutionFailedToSend(cell_id, f"cannot run the cell: {exc}"))
-            return
+            return ExecutionFailedToSend(cell_id, f"cannot run the cell: {exc}")
         self.apply(ExecutionSent(cell_id, msg_id))
+        return None
 
     async def _start_kernel(self, name: str, by_user: bool = False) -> None:
         from ghostbook.session.ops import KernelChosen
@@ -468,9 +497,20 @@ class NotebookSession:
 
     def _send_outputs(self, cell_id: str) -> None:
         cell = self.data.find(cell_id)
-        if cell is not None:
+        if cell is not None and self._outputs_unsent(cell.id, cell.outputs):
             self.broadcast(p.CellOutputs.model_construct(revision=self.data.revision, cell_id=cell_id,
                                                          outputs=cell.outputs.to_wire()), key=f"cell_outputs:{cell_id}")
+
+    def _outputs_unsent(self, cell_id: str, outputs: CellOutputs) -> bool:
+        """False when every tab has these outputs at this version already (a run's end flushes the outputs,
+        mostly with nothing new; a run clears outputs that may be empty); else remember them as sent. Tabs
+        have what was last sent, or version 0 of outputs never sent (as read or made: in their snapshots)."""
+        sent = self._sent_outputs.get(cell_id)
+        have = sent[1] if sent is not None and sent[0]() is outputs else 0
+        if outputs.version == have:
+            return False
+        self._sent_outputs[cell_id] = (weakref.ref(outputs), outputs.version)
+        return True
 
     def _send_widget_outputs(self, model_id: str) -> None:
         model = self.data.widgets.models.get(model_id)
