@@ -15,7 +15,20 @@ const PATHS: Record<string, string> = {
   keyboard: "M1 4h14v9H1zM3 6v1h1V6zm2 0v1h1V6zm2 0v1h1V6zm2 0v1h1V6zm2 0v1h2V6zM3 8v1h2V8zm3 0v1h1V8zm2 0v1h1V8zm2 0v1h3V8zM4 10v1h8v-1z",
 };
 
+/** Built icons, cloned for every use (a notebook of 500 cells shows thousands). */
+const built = new Map<string, SVGSVGElement>();
+
 export function icon(name: keyof typeof PATHS | string, size = 14): SVGSVGElement {
+  const key = `${name}:${size}`;
+  let svg = built.get(key);
+  if (!svg) {
+    svg = draw(name, size);
+    built.set(key, svg);
+  }
+  return svg.cloneNode(true) as SVGSVGElement;
+}
+
+function draw(name: string, size: number): SVGSVGElement {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", "0 0 16 16");
