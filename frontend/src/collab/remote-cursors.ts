@@ -41,64 +41,66 @@ class Caret extends WidgetType {
 }
 
 /** The remote cursors of `text`'s editor; this editor's cursor goes into `awareness` while it has focus. */
-export function remoteCursors(text: Y.Text, awareness: Awareness): ViewPlugin<{ decorations: DecorationSet }> {
-  return ViewPlugin.fromClass(
-    class {
-      decorations: DecorationSet = Decoration.none;
-      private readonly listener: (changes: { added: number[]; updated: number[]; removed: number[] }) => void;
+export function remoteCursors(text: Y.Text, awareness: Awareness): ViewPlugin<RemoteCursors> {
+  return ViewPlugin.define((view) => new RemoteCursors(view, text, awareness), { decorations: (plugin) => plugin.decorations });
+}
 
-      constructor(private readonly view: EditorView) {
-        this.listener = ({ added, updated, removed }) => {
-          const others = [...added, ...updated, ...removed].some((id) => id !== awareness.clientID);
-          if (others) queueMicrotask(() => this.view.dispatch({ annotations: redraw.of(true) }));
-        };
-        awareness.on("change", this.listener);
-        this.decorations = this.draw();
-      }
+/** One editor's plugin (one class for all editors: a notebook of 500 cells makes 500). */
+class RemoteCursors {
+  decorations: DecorationSet = Decoration.none;
+  private readonly listener: (changes: { added: number[]; updated: number[]; removed: number[] }) => void;
 
-      update(update: ViewUpdate): void {
-        this.publish(update);
-        if (update.docChanged || update.transactions.some((tr) => tr.annotation(redraw))) this.decorations = this.draw();
-      }
+  constructor(private readonly view: EditorView, private readonly text: Y.Text, private readonly awareness: Awareness) {
+    this.listener = ({ added, updated, removed }) => {
+      const others = [...added, ...updated, ...removed].some((id) => id !== awareness.clientID);
+      if (others) queueMicrotask(() => this.view.dispatch({ annotations: redraw.of(true) }));
+    };
+    awareness.on("change", this.listener);
+    this.decorations = this.draw();
+  }
 
-      destroy(): void {
-        awareness.off("change", this.listener);
-      }
+  update(update: ViewUpdate): void {
+    this.publish(update);
+    if (update.docChanged || update.transactions.some((tr) => tr.annotation(redraw))) this.decorations = this.draw();
+  }
 
-      private publish(update: ViewUpdate): void {
-        const state = awareness.getLocalState();
-        if (state === null) return;
-        const focused = update.view.hasFocus && update.view.dom.ownerDocument.hasFocus();
-        if (!focused) return; // another cell's editor may hold the cursor now: leave it alone
-        const { anchor, head } = update.state.selection.main;
-        const current = state.cursor as { anchor: unknown; head: unknown } | null | undefined;
-        const next = { anchor: Y.createRelativePositionFromTypeIndex(text, anchor), head: Y.createRelativePositionFromTypeIndex(text, head) };
-        const same = current && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.anchor), next.anchor)
-          && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.head), next.head);
-        if (!same) awareness.setLocalStateField("cursor", next);
-      }
+  destroy(): void {
+    this.awareness.off("change", this.listener);
+  }
 
-      private draw(): DecorationSet {
-        const doc = text.doc;
-        if (!doc) return Decoration.none;
-        const ranges: Range<Decoration>[] = [];
-        awareness.getStates().forEach((state, clientId) => {
-          if (clientId === awareness.clientID || !state.cursor) return;
-          const anchor = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.cursor.anchor), doc);
-          const head = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.cursor.head), doc);
-          if (!anchor || !head || anchor.type !== text || head.type !== text) return;
-          const person = personOf(state);
-          const length = this.view.state.doc.length;
-          const from = Math.min(anchor.index, head.index, length);
-          const to = Math.min(Math.max(anchor.index, head.index), length);
-          if (from < to) {
-            ranges.push(Decoration.mark({ class: "remote-selection", attributes: { style: `background-color: ${person.light}` } }).range(from, to));
-          }
-          ranges.push(Decoration.widget({ widget: new Caret(person, JSON.stringify(state.cursor)), side: head.index > anchor.index ? -1 : 1 }).range(Math.min(head.index, length)));
-        });
-        return Decoration.set(ranges, true);
+  private publish(update: ViewUpdate): void {
+    const { awareness, text } = this;
+    const state = awareness.getLocalState();
+    if (state === null) return;
+    const focused = update.view.hasFocus && update.view.dom.ownerDocument.hasFocus();
+    if (!focused) return; // another cell's editor may hold the cursor now: leave it alone
+    const { anchor, head } = update.state.selection.main;
+    const current = state.cursor as { anchor: unknown; head: unknown } | null | undefined;
+    const next = { anchor: Y.createRelativePositionFromTypeIndex(text, anchor), head: Y.createRelativePositionFromTypeIndex(text, head) };
+    const same = current && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.anchor), next.anchor)
+      && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.head), next.head);
+    if (!same) awareness.setLocalStateField("cursor", next);
+  }
+
+  private draw(): DecorationSet {
+    const { awareness, text } = this;
+    const doc = text.doc;
+    if (!doc) return Decoration.none;
+    const ranges: Range<Decoration>[] = [];
+    awareness.getStates().forEach((state, clientId) => {
+      if (clientId === awareness.clientID || !state.cursor) return;
+      const anchor = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.cursor.anchor), doc);
+      const head = Y.createAbsolutePositionFromRelativePosition(Y.createRelativePositionFromJSON(state.cursor.head), doc);
+      if (!anchor || !head || anchor.type !== text || head.type !== text) return;
+      const person = personOf(state);
+      const length = this.view.state.doc.length;
+      const from = Math.min(anchor.index, head.index, length);
+      const to = Math.min(Math.max(anchor.index, head.index), length);
+      if (from < to) {
+        ranges.push(Decoration.mark({ class: "remote-selection", attributes: { style: `background-color: ${person.light}` } }).range(from, to));
       }
-    },
-    { decorations: (plugin) => plugin.decorations },
-  );
+      ranges.push(Decoration.widget({ widget: new Caret(person, JSON.stringify(state.cursor)), side: head.index > anchor.index ? -1 : 1 }).range(Math.min(head.index, length)));
+    });
+    return Decoration.set(ranges, true);
+  }
 }
