@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ghostbook.kernel import adapter as adapter_module
 from ghostbook.kernel.adapter import KernelAdapter, KernelNotRunning, KernelStartError
 from ghostbook.kernel.events import ExecutionStarted, StatusChanged
 from ghostbook.kernel.specs import default_kernel_name, list_kernelspecs
@@ -167,6 +168,43 @@ async def test_a_kernel_that_dies_at_its_first_start_is_started_again(tmp_path: 
     count = install_dying_kernel(tmp_path, monkeypatch, deaths=1)
     rec = Recorder()
     adapter = KernelAdapter(rec, kernel_name="dying")
+    try:
+        await adapter.start()
+        assert count.read_text() == "1" and rec.states() == ["starting", "idle"]
+        await assert_works(adapter, rec)
+    finally:
+        await adapter.shutdown()
+
+
+PORT_TAKEN_AT_FIRST = """import json, pathlib, socket, sys
+count = pathlib.Path(sys.argv[1])
+taken = int(count.read_text()) if count.exists() else 0
+if taken < int(sys.argv[2]):
+    count.write_text(str(taken + 1))
+    blocker = socket.socket()  # another program holds the kernel's iopub port, as another server's kernel may
+    blocker.bind(("127.0.0.1", json.loads(pathlib.Path(sys.argv[3]).read_text())["iopub_port"]))
+    blocker.listen()
+from ipykernel.kernelapp import IPKernelApp
+IPKernelApp.launch_instance(argv=["-f", sys.argv[3]])
+"""
+
+
+@pytest.mark.timeout(120)  # without the shorter first wait it would wait out START_TIMEOUT (set long below)
+async def test_a_kernel_whose_port_is_taken_is_started_again_on_fresh_ports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ipykernel cannot bind a taken port and then hangs, neither answering nor exiting: the first start
+    is given FIRST_START_WAIT (shortened here), then the kernel is killed and started afresh."""
+    spec_dir = tmp_path / "kernels" / "taken"
+    spec_dir.mkdir(parents=True)
+    (tmp_path / "taken.py").write_text(PORT_TAKEN_AT_FIRST)
+    count = tmp_path / "taken-count"
+    argv = [sys.executable, str(tmp_path / "taken.py"), str(count), "1", "{connection_file}"]
+    (spec_dir / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "Taken", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    monkeypatch.setattr(adapter_module, "FIRST_START_WAIT", 8.0)
+    monkeypatch.setattr(adapter_module, "START_TIMEOUT", 600.0)
+    rec = Recorder()
+    adapter = KernelAdapter(rec, kernel_name="taken")
     try:
         await adapter.start()
         assert count.read_text() == "1" and rec.states() == ["starting", "idle"]

@@ -36,6 +36,10 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT = 60.0
 START_ATTEMPTS = 2  # a kernel that dies while starting gets one more try
+# How long a first start may take before it is taken for hung: an ipykernel that finds one of its ports
+# taken (two servers picked the same free port) neither answers nor exits. It is killed and started once
+# more, on fresh ports, with the whole START_TIMEOUT.
+FIRST_START_WAIT = 20.0
 REPLY_TIMEOUT = 5.0
 # After the process is gone, give the readers this long to hand on what was already received.
 DEATH_GRACE = 0.05
@@ -240,7 +244,7 @@ class KernelAdapter:
             self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
             try:
                 await self._km.start_kernel(cwd=self._cwd)
-                await self._connect()
+                await self._connect(FIRST_START_WAIT if attempt + 1 < START_ATTEMPTS else START_TIMEOUT)
                 return
             except Exception as exc:
                 if attempt + 1 == START_ATTEMPTS or isinstance(exc, TimeoutError) or self._closed:
@@ -248,7 +252,7 @@ class KernelAdapter:
                 log.warning("the kernel %r died while starting (%s): starting it once more", self.display_name,
                             await self._discard_kernel(exc))
 
-    async def _connect(self) -> None:
+    async def _connect(self, timeout: float = START_TIMEOUT) -> None:
         assert self._km is not None
         client = self._km.client()
         # Each client's Session numbers its msg_ids from 0 again: keep counting across restarts
@@ -256,7 +260,7 @@ class KernelAdapter:
         client.session.message_count = self._message_count
         client.start_channels(hb=False, control=False)
         try:
-            await client.wait_for_ready(timeout=START_TIMEOUT)
+            await client.wait_for_ready(timeout=timeout)
         except BaseException:
             client.stop_channels()
             raise
