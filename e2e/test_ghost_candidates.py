@@ -9,7 +9,15 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .ghost_helpers import doc_text, open_settings, shot, wait_ghost_done
-from .helpers import Server, cells, open_notebook, set_cell_source, type_in_cell, wait_idle, write_notebook
+from .helpers import (
+    KERNEL_TIMEOUT,
+    Server,
+    cells,
+    open_notebook,
+    set_cell_source,
+    type_in_cell,
+    write_notebook,
+)
 
 LOAD = "import pandas as pd\n\ndf = pd.DataFrame({'revenue_2024': [120, 340], 'region': ['north', 'south']})"
 # the key exists only in the kernel: the text spells it in lower case
@@ -40,7 +48,7 @@ def test_the_settings_panel_turns_them_off(server: Server, page: Page) -> None:
     write_notebook(server.root / "prices.ipynb", [("code", PRICES), ("code", "")])
     open_notebook(page, server.url("/notebooks/prices.ipynb"))
     cells(page).nth(0).get_by_test_id("run-cell").click()
-    wait_idle(page)
+    expect(cells(page).nth(0).get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
     panel = open_settings(page)
     box = panel.get_by_test_id("setting-notebook-candidates")
     expect(box).to_be_checked()
@@ -66,7 +74,7 @@ def test_a_key_from_the_kernel_namespace_is_suggested(server: Server, page: Page
     write_notebook(server.root / "prices.ipynb", [("code", PRICES), ("code", "")])
     open_notebook(page, server.url("/notebooks/prices.ipynb"))
     cells(page).nth(0).get_by_test_id("run-cell").click()
-    wait_idle(page)
+    expect(cells(page).nth(0).get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
     cell = cells(page).nth(1)
     type_in_cell(page, cell, "cost = 3 * prices['UNIT")
     page.keyboard.press("Control+Space")

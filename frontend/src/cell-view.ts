@@ -66,6 +66,8 @@ export class CellView {
   private attachments: Attachments;
   /** The cell's metadata as the server last said (JupyterLab's keys). */
   metadata: Record<string, unknown>;
+  /** Outputs hidden or shown here and not yet confirmed by the echo of that very change (null: none). */
+  private hiddenAsked: boolean | null = null;
   private stdinPending = false;
   /** Edit with AI: the prompt under the cell and the review of a proposal (editing/). */
   private readonly editing: EditSession;
@@ -230,9 +232,12 @@ export class CellView {
     if (type !== "markdown") this.showEditor();
   }
 
-  /** The cell's whole metadata changed (here, in another tab, or by a run's timing). */
-  setMetadata(metadata: Record<string, unknown>): void {
+  /** The cell's whole metadata changed (here, in another tab, or by a run's timing). `own`: the echo of a
+   * change this tab made, which may be an earlier one than the last (o, o, Shift+O in quick succession):
+   * its hidden state then does not undo the one shown since. */
+  setMetadata(metadata: Record<string, unknown>, own = false): void {
     this.metadata = metadata;
+    if (this.hiddenAsked !== null && !(own && outputsHidden(metadata) !== this.hiddenAsked)) this.hiddenAsked = null;
     this.applyHidden();
   }
 
@@ -246,7 +251,7 @@ export class CellView {
   private applyHidden(): void {
     const jupyter = (this.metadata.jupyter ?? {}) as Record<string, unknown>;
     this.element.classList.toggle("source-hidden", jupyter.source_hidden === true);
-    this.element.classList.toggle("outputs-hidden", outputsHidden(this.metadata));
+    this.element.classList.toggle("outputs-hidden", this.hiddenAsked ?? outputsHidden(this.metadata));
     this.showTiming();
   }
 
@@ -258,6 +263,7 @@ export class CellView {
   /** Hide or show the outputs, saved as JupyterLab saves it (shown here at once, then as the server says). */
   setOutputsHidden(hidden: boolean): void {
     if (this.type !== "code") return;
+    this.hiddenAsked = hidden;
     this.element.classList.toggle("outputs-hidden", hidden);
     // Always sent (the server ignores a change to what it has): the metadata here may still be waiting for
     // the echo of a change just made (o, then Shift+O at once), and the last word must win.

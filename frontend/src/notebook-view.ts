@@ -252,7 +252,7 @@ export class NotebookView implements CellHost {
         const model = this.state.get(message.cell_id);
         if (!model) return;
         model.metadata = message.metadata;
-        this.views.get(message.cell_id)?.setMetadata(message.metadata);
+        this.views.get(message.cell_id)?.setMetadata(message.metadata, message.origin === this.state.clientId);
         break;
       }
       case "attachments_set": {

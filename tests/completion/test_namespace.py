@@ -97,19 +97,32 @@ async def test_no_kernel_keeps_empty_summary() -> None:
 
 
 @pytest.mark.timeout(60)
-async def test_fresh_waits_for_a_summary_taken_after_the_call() -> None:
-    """A refresh in flight began before the last run finished: `fresh` waits for the one after it."""
+async def test_settled_waits_for_a_summary_taken_after_the_run() -> None:
+    """A refresh in flight began before the last run finished: `settled` waits for the one after it; one
+    begun after it: for that one."""
     import asyncio
 
     events: list[KernelEvent] = []
     kernel = KernelAdapter(events.append)
     await kernel.start()
     try:
-        namespace = KernelNamespace(lambda: kernel)
+        namespace = KernelNamespace(lambda: kernel, settle_timeout=20)
         in_flight = asyncio.ensure_future(namespace.refresh())  # the summary of an empty namespace
         await asyncio.sleep(0)
         kernel.execute("late = 1\n")  # queued behind it in the kernel
-        assert "late: int" in " ".join(await namespace.fresh(timeout=20))
+        namespace.outdated()
+        await namespace.settled()
+        assert "late: int" in " ".join(namespace.namespace_lines())
         await in_flight
+        await namespace.settled()  # nothing owed now: no wait, no refresh
+        assert namespace._task is None or namespace._task.done()
+
+        kernel.execute("later = 2\n")
+        namespace.outdated()
+        after = asyncio.ensure_future(namespace.refresh())  # begun after the run: nothing more owed
+        await asyncio.sleep(0)
+        await namespace.settled()  # ... but its summary is not made yet: wait for it
+        assert "later: int" in " ".join(namespace.namespace_lines())
+        await after
     finally:
         await kernel.shutdown()

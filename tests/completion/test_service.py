@@ -23,6 +23,8 @@ class Namespace:
     def namespace_lines(self) -> list[str]:
         return ["df: DataFrame shape=(3, 2) columns=[a: int64, b: object]"]
 
+    async def settled(self) -> None: ...
+
 
 def make_service(tmp_path: Path, backend: object | None = None, model: str = "default",
                  cells: list[FakeCell] | None = None) -> tuple[CompletionService, Outbox, list[FakeCell]]:

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from ghostbook import protocol as p
 from ghostbook.completion import settings as settings_module
+from ghostbook.completion.namespace_provider import KernelNamespace
 from ghostbook.kernel.adapter import KernelAdapter
 from ghostbook.models import loader
+from ghostbook.session import runtime
 from ghostbook.session.runtime import NotebookSession
 from ghostbook.session.state import NotebookData
 
@@ -37,18 +39,25 @@ async def until(pred: Callable[[], bool], seconds: float = 30) -> None:
     raise TimeoutError("condition not met")
 
 
-async def test_namespace_follows_executions(tmp_path: Path, tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def session_over(tmp_path: Path, model: Path, monkeypatch: pytest.MonkeyPatch,
+                 *sources: str) -> tuple[NotebookSession, Tab]:
+    """A started session with a real kernel over code cells `a`, `b`, ... and `model` as the completion model."""
     monkeypatch.setattr(settings_module, "_shared", settings_module.SettingsStore(tmp_path / "settings.json"))
     monkeypatch.setattr(loader, "_shared", loader.ModelRegistry())
-    settings_module.shared_store().update({"model": str(tiny_gguf)})
-    notebook = {"cells": [{"cell_type": "code", "id": "a", "source": "numbers = [1, 2, 3]", "metadata": {},
-                           "outputs": [], "execution_count": None}], "metadata": {}, "nbformat": 4,
-                "nbformat_minor": 5}
+    settings_module.shared_store().update({"model": str(model)})
+    notebook = {"cells": [{"cell_type": "code", "id": chr(ord("a") + i), "source": source, "metadata": {},
+                           "outputs": [], "execution_count": None} for i, source in enumerate(sources)],
+                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     session = NotebookSession(NotebookData.from_nbformat("n.ipynb", notebook), tmp_path / "n.ipynb",
                               lambda on_event, name, cwd: KernelAdapter(on_event, kernel_name=name, cwd=cwd))
     tab = Tab()
     session.add_client(tab, [])
     session.start()
+    return session, tab
+
+
+async def test_namespace_follows_executions(tmp_path: Path, tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    session, tab = session_over(tmp_path, tiny_gguf, monkeypatch, "numbers = [1, 2, 3]")
     try:
         await until(lambda: session.data.kernel.status == "idle")
         await session.handle(tab, p.GetSettings(type="get_settings", ref="s"))  # creates the completion service
@@ -61,6 +70,32 @@ async def test_namespace_follows_executions(tmp_path: Path, tiny_gguf: Path, mon
         await until(lambda: any(m["type"] == "suggestion" and m.get("done") for m in tab.messages))
         await session.handle(tab, p.RestartKernel(type="restart_kernel"))
         await until(lambda: namespace.namespace_lines() == [])
+    finally:
+        await session.close()
+        await loader.shared_registry().close()
+
+
+async def test_a_suggestion_asked_the_moment_a_run_ends_sees_its_names(tmp_path: Path, tiny_gguf: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl+Space right after a run: the request waits for the summary the run made owed, rather than
+    reading the one before it (the refresh after a run otherwise waits for the kernel to stay quiet)."""
+    monkeypatch.setattr(runtime, "AFTER_RUN_QUIET", 60.0)  # here only the request brings the summary up to date
+    read: list[list[str]] = []
+    lines = KernelNamespace.namespace_lines
+    monkeypatch.setattr(KernelNamespace, "namespace_lines", lambda self: read.append(lines(self)) or lines(self))
+    session, tab = session_over(tmp_path, tiny_gguf, monkeypatch, "numbers = [1, 2, 3]", "total = ")
+    try:
+        await until(lambda: session.data.kernel.status == "idle")
+        namespace = session._namespace
+        assert namespace is not None
+        await until(lambda: not namespace._running)  # the first summary, of an empty namespace
+        await session.handle(tab, p.ExecuteCells(type="execute_cells", cell_ids=["a"]))
+        await until(lambda: any(m["type"] == "cell_state" and m.get("cell_id") == "a" and m.get("state") == "idle"
+                                and m.get("execution_count") for m in tab.messages))
+        read.clear()
+        await session.handle(tab, p.Suggest(type="suggest", ref="r", cell_id="b", cursor=8, trigger="forced"))
+        await until(lambda: any(m["type"] == "suggestion" and m.get("done") for m in tab.messages))
+        assert read and all(seen == ["numbers: list len=3"] for seen in read)
     finally:
         await session.close()
         await loader.shared_registry().close()

@@ -75,6 +75,7 @@ class ScriptedKernel:
 
 class Namespace:
     def clear(self) -> None: ...
+    def outdated(self) -> None: ...
 
 
 async def session_with(tmp_path: Path, *sources: str) -> tuple[NotebookSession, ScriptedKernel, Tab]:

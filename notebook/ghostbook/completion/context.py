@@ -24,6 +24,9 @@ class ContextProvider(Protocol):
 
     def namespace_lines(self) -> list[str]: ...
 
+    async def settled(self) -> None:
+        """Return once the summary owed since the last run ended is made (or after a short wait)."""
+
 
 @dataclass(frozen=True)
 class CellText:

@@ -52,9 +52,11 @@ class SilentRunner(Protocol):
 
 
 class KernelNamespace:
-    """Caches the latest summary; `refresh()` coalesces calls so at most one runs at a time."""
+    """Caches the latest summary; `refresh()` coalesces calls so at most one runs at a time. A run's end
+    makes a summary owed (`outdated`): a request that comes before it is made waits for it (`settled`)."""
 
-    def __init__(self, runner: Callable[[], SilentRunner | None], timeout: float = 5.0) -> None:
+    def __init__(self, runner: Callable[[], SilentRunner | None], timeout: float = 5.0,
+                 settle_timeout: float = 1.0) -> None:
         self._runner = runner
         self._timeout = timeout
         self._code: str | None = None
@@ -63,6 +65,9 @@ class KernelNamespace:
         self._again = False
         self._idle = asyncio.Event()  # set while no refresh runs
         self._idle.set()
+        self._owed = False  # the namespace changed after the last refresh began
+        self._settle_timeout = settle_timeout
+        self._task: asyncio.Task[None] | None = None
 
     def namespace_lines(self) -> list[str]:
         return self.lines
@@ -70,6 +75,23 @@ class KernelNamespace:
     def clear(self) -> None:
         """The kernel restarted: its namespace is empty."""
         self.lines = []
+        self._owed = False
+
+    def outdated(self) -> None:
+        """A run ended in the kernel: the summary is out of date until the next refresh."""
+        self._owed = True
+
+    async def settled(self) -> None:
+        """Wait (at most `settle_timeout`) for a summary begun after the last run ended, when one is owed or in
+        flight; the refresh runs in a task of its own, so a request cancelled meanwhile does not cut it short."""
+        if self._owed and self._running:  # the refresh in flight began before the names changed
+            self._again = True
+        elif self._owed:
+            self._task = asyncio.get_running_loop().create_task(self.refresh())
+        elif not self._running:  # the summary is up to date (else the one in flight is and will be)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._idle.wait()), self._settle_timeout)
 
     async def refresh(self) -> None:
         if self._running:
@@ -79,20 +101,13 @@ class KernelNamespace:
         self._idle.clear()
         try:
             while True:
-                self._again = False
+                self._again = self._owed = False
                 await self._refresh_once()
                 if not self._again:
                     break
         finally:
             self._running = False
             self._idle.set()
-
-    async def fresh(self, timeout: float = 3.0) -> list[str]:
-        """The summary as of now: a refresh that starts after this call has finished (or `timeout` passed)."""
-        await self.refresh()  # runs one, or makes the one in flight run once more
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._idle.wait(), timeout)
-        return self.lines
 
     async def _refresh_once(self) -> None:
         runner = self._runner()

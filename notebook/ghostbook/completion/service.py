@@ -196,6 +196,8 @@ class CompletionService:
         if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
+        if self._provider is not None:
+            await self._provider.settled()  # just after a run: its names, not the summary before it
         backend = await self.registry.for_request(settings.model)  # while another loads: the one serving
         if backend is None:
             status = self.registry.status

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from ghostbook import protocol as p
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Broadcast, Send, wire_status
-from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
+from ghostbook.completion.namespace_provider import SilentRunner
 from ghostbook.completion.settings import SettingsStore, shared_store
 from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposal
 from ghostbook.editing.errors_text import ErrorInfo
@@ -121,8 +121,8 @@ class EditService:
 
     async def _run(self, client_id: str, message: p.EditRequest, inflight: _Inflight) -> None:
         try:
-            if message.trigger == "fix" and isinstance(self._provider, KernelNamespace):
-                await self._provider.fresh()  # the failed run's names (the summary may lag behind it)
+            if self._provider is not None:
+                await self._provider.settled()  # the last run's names (a fix: the failed run's)
             request = await with_kernel_attributes(self._request(message), self._kernel())
             model = await self._model(message)
             engine = EditEngine(model, self.store.current.context_tokens)

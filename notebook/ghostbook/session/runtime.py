@@ -277,6 +277,7 @@ class NotebookSession:
             self.variables.kernel_event(event)  # after apply: the next queued cell, if any, has been sent
             if self._namespace is not None:  # keep the completion context's namespace summary fresh
                 if isinstance(event, ExecutionFinished) and event.status in ("ok", "error"):
+                    self._namespace.outdated()
                     self._after_run_when_quiet(ran)
                 elif isinstance(event, StatusChanged) and event.state in ("restarting", "dead"):
                     self._namespace.clear()
