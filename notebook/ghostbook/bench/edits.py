@@ -28,7 +28,7 @@ Beside them, the bound for reference edits: the model calls that emitting each r
 edit (the edit applied to the cell, in its answer fence) takes with the original as the draft, counted
 by running the same search against a stand-in model whose greedy choice is the reference.
 
-    ghostbook bench edits [--model PATH] [--cells N] [--prompts chat|copy] [--device auto|cpu|cuda]
+    ghostbook bench edits [--model PATH] [--cells N] [--edits N] [--prompts chat|copy] [--device auto|cpu|cuda]
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ BUCKETS = ("<20%", "20-50%", ">50%")
 SYSTEM = ("You edit one cell of a Jupyter notebook as the user asks. Answer with the whole new cell in one "
           "```python code block, and nothing else.")
 MIN_LINES, MAX_LINES = 4, 30
+KINDS = ("unchanged", "one line", "line added", "line removed", "renamed", "comments", "wrapped")  # `edits_of`
 
 
 @dataclass(frozen=True)
@@ -384,6 +385,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--model", type=Path, default=None, help="GGUF file or transformers folder (default: "
                         "the shipped model)")
     parser.add_argument("--cells", type=int, default=16, help="real cells of the test split (each with its edits)")
+    parser.add_argument("--edits", type=int, default=len(KINDS),
+                        help=f"the first N kinds of edit of each cell ({', '.join(KINDS)})")
     parser.add_argument("--prompts", choices=("chat", "copy"), default=None,
                         help="chat: the editor's prompt (default with a chat template); copy: the reference edit "
                         "shown and copied")
@@ -407,7 +410,7 @@ def main(argv: list[str]) -> int:
 
     for nb_cells, i in cells:
         cases = chat_cases(b, nb_cells, i) if prompts == "chat" else copy_cases(b, nb_cells, i)
-        results += [compare(b, case, answer) for case in cases]
+        results += [compare(b, case, answer) for case in cases if case.kind in KINDS[:args.edits]]
     report(results, prompts == "copy")
     report_bound(b, cells)
     b.unload()
