@@ -54,13 +54,13 @@ def test_bench_runs_on_the_shipped_model(capsys: pytest.CaptureFixture[str]) -> 
     assert first[-1].split("/")[0] == first[-1].split("/")[1]
 
 
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(600)  # about 40 s alone; several minutes on a 2-core machine under a CI run
 def test_bench_runs_on_a_chat_model(smollm2: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A chat model has no FIM tokens, as the editor allows: the bench loads it and gives it the editor's
     own prompts, plain greedy and speculative edits side by side on its real answers."""
-    assert main(["--model", str(smollm2), "--cells", "1", "--edits", "2", "--threads", "2"]) == 0
+    assert main(["--model", str(smollm2), "--cells", "1", "--edits", "1", "--threads", "2"]) == 0
     out = capsys.readouterr().out
     assert "SmolLM2-135M-Instruct.Q4_1.gguf (cpu), chat prompts, 1 test-split cells" in out
     [total] = [line.split() for line in out.splitlines() if line.startswith("all")]
     runs, tokens, plain_calls, fast_calls = (int(total[i]) for i in (1, 2, 4, 5))
-    assert runs == 2 and tokens > 0 and plain_calls >= tokens and 0 < fast_calls <= plain_calls
+    assert runs == 1 and tokens > 0 and plain_calls >= tokens and 0 < fast_calls <= plain_calls

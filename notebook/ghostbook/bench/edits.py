@@ -55,7 +55,7 @@ from ghostbook.editing.models import AnswerPrompt, InProcessModel
 from ghostbook.models.backend import Backend, Drafts, Emit, Evaluation, ModelLoadError, Reader, TokenOut, Vocab
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.chat_template import chat_prompt_ids, has_chat_template
-from ghostbook.models.loader import EDIT_CTX
+from ghostbook.models.loader import open_edit_backend
 
 BUCKETS = ("<20%", "20-50%", ">50%")
 SYSTEM = ("You edit one cell of a Jupyter notebook as the user asks. Answer with the whole new cell in one "
@@ -364,20 +364,9 @@ def report_bound(b: Backend, cells: list[tuple[list[str], int]]) -> None:
 
 
 def open_model(path: Path, device: str, threads: int | None) -> Backend:
-    """The model as the editor loads an edit model: no FIM tokens needed (a chat model has none), a
-    GGUF with the editor's context (`models.loader.EDIT_CTX`, capped at what it was trained on)."""
-    backend: Backend
-    if path.is_dir():
-        from ghostbook.models.transformers_backend import TransformersBackend
-
-        backend = TransformersBackend(path, device=device, threads=threads)
-    else:
-        from ghostbook.models.llamacpp_backend import LlamaCppBackend
-
-        backend = LlamaCppBackend(path, n_ctx=EDIT_CTX, threads=threads)
-    backend.needs_fim = False  # type: ignore[attr-defined]
-    backend.load()
-    return backend
+    """The model as the editor loads an edit model (`models.loader.open_edit_backend`): no FIM tokens
+    needed (a chat model has none), a GGUF with the editor's context."""
+    return open_edit_backend(path, threads, device)
 
 
 def main(argv: list[str]) -> int:
