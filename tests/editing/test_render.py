@@ -12,7 +12,9 @@ from ghostbook.editing.render import (
     PARSE_WARNING,
     SELECTION_END,
     SELECTION_START,
+    AnswerEnd,
     Rendered,
+    answer_whole,
     code_blocks,
     is_elision,
     parses,
@@ -282,3 +284,13 @@ def test_a_selection_parses_in_its_cell() -> None:
     assert render(fenced("    print(i * 2)"), "    print(i)", final=True, around=(before, after)).warning is None
     assert render(fenced("else:\n    x = 1"), "    print(i)", final=True, around=(before, after)).warning \
         == PARSE_WARNING
+
+
+def test_an_answer_is_whole_once_its_closing_fence_line_ends() -> None:
+    assert not answer_whole("```python\nx = 1\n```")  # it may yet be ```python: code inside the block
+    assert answer_whole("```python\nx = 1\n```\n")
+    assert answer_whole("Here:\n```python\nx = 1\n```\nThis sets x.")
+    assert not answer_whole("```\n")  # an opening fence, the model's own
+    assert not answer_whole("```python\nx = 1\n```python\n")  # inside a block, not a closing fence
+    end = AnswerEnd("```python\n")
+    assert [end(piece) for piece in (b"x", b" = 1", b"\n", b"``", b"`", b"\n\n")] == [False] * 5 + [True]

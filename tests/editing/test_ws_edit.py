@@ -1,5 +1,6 @@
-"""Edit with AI through a real server process, a real kernel and a real llama.cpp model (the shipped GGUF:
-it has no chat template, so the fallback layout serves; its answer mostly copies the cell)."""
+"""Edit with AI through a real server process, a real kernel and real llama.cpp models (the shipped GGUF:
+it has no chat template, so the fallback layout serves; its answer mostly copies the cell; and the real
+chat model SmolLM2-135M-Instruct, `tests.chat_model`)."""
 
 from __future__ import annotations
 
@@ -141,6 +142,30 @@ def test_a_model_edit_streams_proposals_and_leaves_the_cell_alone(server: Runnin
         await asyncio.sleep(0.5)
         assert _saved_sources(server, path) == [source]
         await other.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_chat_model_proposal_counts_its_model_calls(server: RunningServer, smollm2: Path) -> None:
+    """A real chat model (SmolLM2-135M-Instruct) as the edit model: the summary's stats carry its model
+    calls (they read 0 while the answer ran on past its fence), and its answer's prose is left out."""
+    path = _notebook(server, "chat.ipynb")
+    source = "total = 0\nfor n in [1, 2, 3]:\n    total += n\nprint(total)"
+
+    async def scenario() -> None:
+        client = await NotebookClient.connect(server, path)
+        cell = (await client.expect("snapshot"))["notebook"]["cells"][0]["id"]
+        await client.send({"type": "set_source", "cell_id": cell, "source": source})
+        await client.send({"type": "update_settings", "ref": "s", "settings": {"edit_model": str(smollm2)}})
+        await client.expect("settings", ref="s")
+        await client.expect("edit_model_status", where=lambda m: m["model"]["state"] == "ready", timeout=60)
+        await client.send({"type": "edit_request", "ref": "e1", "cell_id": cell, "instruction": "use sum"})
+        done = await client.expect("edit_proposal", ref="e1", where=lambda m: m["done"], timeout=120)
+        assert done["source"] == "model" and done["warning"] is None  # a chat template of its own
+        assert "print(total)" in done["text"] and "This" not in done["text"]
+        stats = done["stats"]
+        assert stats["speculative"] and 0 < stats["calls"] < stats["tokens"]
+        await client.close()
 
     asyncio.run(scenario())
 

@@ -8,9 +8,12 @@ already in the KV cache; it prints the model calls, tokens/s and wall time of bo
 lines that changed (under 20%, 20-50%, over 50%), and whether the outputs are the same token for token.
 
 The prompts (`--prompts`):
-- `chat` (the default for a model with a chat template, i.e. an instruct model): the editor's layout,
-  the system message and the instruction with the cell, through the model's own template
-  (`models.chat_template`); the draft is the cell in its answer fence.
+- `chat` (the default for a model with a chat template, i.e. an instruct model): the editor's own
+  (`editing.prompt`: its system message, the notebook's cells around the cell within the editor's
+  budget, the instruction), through the model's own template (`models.chat_template`), the answer's
+  fence opened and decoding ended at its closing fence as the editor does (`editing.models.AnswerPrompt`);
+  the draft is the cell in its answer fence. The share of changed lines is the model's real answer's
+  (rendered into the cell as the editor renders it) against the cell.
 - `copy` (the default for a model without one, like the shipped FIM model): that model copies too little
   of a shown cell to measure anything (under a fifth of its lines, however the cell is shown), so the
   prompt shows the reference edit (the instruction and the edited cell, in the fallback chat layout,
@@ -25,7 +28,7 @@ Beside them, the bound for reference edits: the model calls that emitting each r
 edit (the edit applied to the cell, in its answer fence) takes with the original as the draft, counted
 by running the same search against a stand-in model whose greedy choice is the reference.
 
-    ghostbook bench edits [--model PATH] [--cells N] [--prompts chat|copy] [--device auto|cpu|cuda]
+    ghostbook bench edits [--model PATH] [--cells N] [--edits N] [--prompts chat|copy] [--device auto|cpu|cuda]
 """
 
 from __future__ import annotations
@@ -42,16 +45,23 @@ from pathlib import Path
 
 import numpy as np
 
+from ghostbook.completion.context import CellText
 from ghostbook.decoding.copy_model import CopyModel, Mixed
 from ghostbook.decoding.edits import EditSearch
+from ghostbook.editing import prompt as edit_prompt
+from ghostbook.editing import render
+from ghostbook.editing.engine import EditEngine, max_tokens
+from ghostbook.editing.models import AnswerPrompt, InProcessModel
 from ghostbook.models.backend import Backend, Drafts, Emit, Evaluation, ModelLoadError, Reader, TokenOut, Vocab
 from ghostbook.models.catalog import default_model_path
 from ghostbook.models.chat_template import chat_prompt_ids, has_chat_template
+from ghostbook.models.loader import open_edit_backend
 
 BUCKETS = ("<20%", "20-50%", ">50%")
 SYSTEM = ("You edit one cell of a Jupyter notebook as the user asks. Answer with the whole new cell in one "
           "```python code block, and nothing else.")
 MIN_LINES, MAX_LINES = 4, 30
+KINDS = ("unchanged", "one line", "line added", "line removed", "renamed", "comments", "wrapped")  # `edits_of`
 
 
 @dataclass(frozen=True)
@@ -160,6 +170,12 @@ class Case:
     max_new: int
     original: str
     copy: bool = False  # greedy with the copy model (`Copying`)
+    answer: AnswerPrompt | None = None  # the editor's: its search ends at the answer's closing fence
+
+    def search(self, speculative: bool) -> EditSearch:
+        if self.answer is not None:
+            return self.answer.search(self.max_new, speculative)
+        return EditSearch(self.draft, self.max_new, speculative)
 
 
 @dataclass
@@ -178,18 +194,25 @@ class Result:
 def decode(b: Backend, case: Case, speculative: bool) -> tuple[list[int], int, float, float]:
     """The tokens, model calls, wall seconds and the network's seconds of one decoding."""
     out: list[TokenOut] = []
-    search = EditSearch(case.draft, case.max_new, speculative)
+    search = case.search(speculative)
     measured = Measured(search, case.prompt, case.copy)
     start = time.perf_counter()
     b.generate(case.prompt, measured, lambda: False, out.append)
     return [t.id for t in out], search.calls, time.perf_counter() - start, measured.seconds
 
 
+def rendered(case: Case, raw: bytes) -> str:
+    """The new cell the editor makes of an answer (`editing.render`; "" where it holds no code)."""
+    assert case.answer is not None
+    return render.render(case.answer.opening + raw.decode("utf-8", errors="replace"), case.original, final=True).text
+
+
 def compare(b: Backend, case: Case, answer: Callable[[bytes], str]) -> Result:
     decode(b, dataclasses.replace(case, max_new=1), False)  # the prompt into the KV cache
     plain, plain_calls, plain_s, plain_net = decode(b, case, False)
     fast, fast_calls, fast_s, fast_net = decode(b, case, True)
-    text = answer(b"".join(b.piece(t) for t in plain))
+    raw = b"".join(b.piece(t) for t in plain)
+    text = rendered(case, raw) if case.answer is not None else answer(raw)
     return Result(case.kind, changed_share(case.original, text), len(plain), (plain_calls, fast_calls),
                   (plain_s, fast_s), (plain_net, fast_net), plain == fast)
 
@@ -221,16 +244,22 @@ def notebook_cells(b: Backend, count: int, most_tokens: int) -> list[tuple[list[
 
 
 def chat_cases(b: Backend, cells: list[str], i: int) -> list[Case]:
-    """The editor's prompts: the instruction and the cell through the model's chat template."""
+    """The editor's own prompts (`editing.prompt`, `editing.models.AnswerPrompt`): the instruction, the
+    cell and the notebook's cells around it through the model's chat template, decoded as the editor
+    decodes them."""
     cell = cells[i]
-    draft = b.tokenize(fenced(cell))
+    model = InProcessModel(b)
+    budget = EditEngine(model).budget  # the notebook context the editor gives this model
+    draft = edit_prompt.draft_answer(cell)
     out = []
     for edit in edits_of(cell):
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": f"{fenced(cell)}\n\n{edit.instruction}"}]
-        prompt = chat_prompt_ids(b, messages)
-        room = b.info.n_ctx - len(prompt) - 1
-        out.append(Case(edit.kind, prompt, draft, min(room, len(draft) * 2 + 32), cell))
+        context = edit_prompt.EditContext(cells=[CellText("code", c) for c in cells], index=i, selection=None,
+                                          instruction=edit.instruction, namespace_lines=[], error=None,
+                                          previous=None)
+        answer = AnswerPrompt.of(b, edit_prompt.build_messages(context, model.count_tokens, budget), draft)
+        room = b.info.n_ctx - len(answer.ids) - 1
+        out.append(Case(edit.kind, answer.ids, answer.draft, min(room, max_tokens(model, draft)), cell,
+                        answer=answer))
     return out
 
 
@@ -335,17 +364,9 @@ def report_bound(b: Backend, cells: list[tuple[list[str], int]]) -> None:
 
 
 def open_model(path: Path, device: str, threads: int | None) -> Backend:
-    backend: Backend
-    if path.is_dir():
-        from ghostbook.models.transformers_backend import TransformersBackend
-
-        backend = TransformersBackend(path, device=device, threads=threads)
-    else:
-        from ghostbook.models.llamacpp_backend import LlamaCppBackend
-
-        backend = LlamaCppBackend(path, threads=threads)
-    backend.load()
-    return backend
+    """The model as the editor loads an edit model (`models.loader.open_edit_backend`): no FIM tokens
+    needed (a chat model has none), a GGUF with the editor's context."""
+    return open_edit_backend(path, threads, device)
 
 
 def main(argv: list[str]) -> int:
@@ -353,6 +374,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--model", type=Path, default=None, help="GGUF file or transformers folder (default: "
                         "the shipped model)")
     parser.add_argument("--cells", type=int, default=16, help="real cells of the test split (each with its edits)")
+    parser.add_argument("--edits", type=int, default=len(KINDS),
+                        help=f"the first N kinds of edit of each cell ({', '.join(KINDS)})")
     parser.add_argument("--prompts", choices=("chat", "copy"), default=None,
                         help="chat: the editor's prompt (default with a chat template); copy: the reference edit "
                         "shown and copied")
@@ -371,11 +394,12 @@ def main(argv: list[str]) -> int:
     cells = notebook_cells(b, args.cells, (b.info.n_ctx - 100) // 3)
     print(f"model {path.name} ({b.info.extra.get('device', 'cpu')}), {prompts} prompts, {len(cells)} test-split cells")
     results: list[Result] = []
-    answer = (lambda raw: code_of(raw.decode("utf-8", errors="replace"))) if prompts == "chat" else (
-        lambda raw: code_of("```python\n" + raw.decode("utf-8", errors="replace")))
+    def answer(raw: bytes) -> str:  # a copy prompt's answer (a chat prompt's is rendered as the editor does)
+        return code_of("```python\n" + raw.decode("utf-8", errors="replace"))
+
     for nb_cells, i in cells:
         cases = chat_cases(b, nb_cells, i) if prompts == "chat" else copy_cases(b, nb_cells, i)
-        results += [compare(b, case, answer) for case in cases]
+        results += [compare(b, case, answer) for case in cases if case.kind in KINDS[:args.edits]]
     report(results, prompts == "copy")
     report_bound(b, cells)
     b.unload()

@@ -46,33 +46,43 @@ class Counted:
         return self.model.drafts()
 
 
+Stop = Callable[[bytes], bool]  # fed each emitted token's bytes; True: the answer ends after this token
+
+
 @dataclass
 class EditSearch:
     """Greedy after an edit prompt (`models.backend.Search`), at most `max_new_tokens` tokens, ending at
-    the vocabulary's special tokens (end of turn, end of text) and `stop_ids`. `speculative`: drafts
-    from `draft_ids` (the answer the model would give if nothing changed: the original in its code
-    fence) checked `sizes` at a time; off, plain greedy (one model call per token). After `run`: `calls`
-    (the target model's evaluations) and `tokens` (tokens emitted)."""
+    the vocabulary's special tokens (end of turn, end of text), `stop_ids` and where `stop` says the
+    answer is whole (the editor's: its code block closed, `editing.render.AnswerEnd`; nothing after it
+    is generated). `speculative`: drafts from `draft_ids` (the answer the model would give if nothing
+    changed: the original in its code fence) checked `sizes` at a time; off, plain greedy (one model
+    call per token). `calls` (the target model's evaluations) and `tokens` (tokens emitted) count as
+    the search runs, so they are right whenever they are read."""
 
     draft_ids: Sequence[int]
     max_new_tokens: int
     speculative: bool = True
     stop_ids: frozenset[int] = frozenset()
     sizes: Sizes = EDITS
-    calls: int = field(default=0, init=False)
+    stop: Stop | None = None
     tokens: int = field(default=0, init=False)
+    _counted: Counted | None = field(default=None, init=False, repr=False)
+
+    @property
+    def calls(self) -> int:
+        return self._counted.calls if self._counted is not None else 0
 
     def run(self, model: Evaluation, vocab: Vocab, cancelled: Callable[[], bool], emit: Emit) -> None:
-        counted = Counted(model)
-        self.calls = self.tokens = 0
+        counted = self._counted = Counted(model)
+        self.tokens = 0
+        ended = False
 
         def send(token: TokenOut) -> None:
+            nonlocal ended
             self.tokens += 1
             emit(token)
+            ended = ended or (self.stop is not None and self.stop(token.piece))
 
         drafter = OriginalDraft(self.draft_ids) if self.speculative else NoDraft()
-        run = Run(counted, index_of(vocab), vocab.special | self.stop_ids, cancelled, send)
-        try:
-            speculative.greedy(run, drafter, self.max_new_tokens, sizes=self.sizes)
-        finally:
-            self.calls = counted.calls
+        run = Run(counted, index_of(vocab), vocab.special | self.stop_ids, lambda: ended or cancelled(), send)
+        speculative.greedy(run, drafter, self.max_new_tokens, sizes=self.sizes)

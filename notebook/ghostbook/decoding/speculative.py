@@ -193,8 +193,8 @@ def greedy(run: Run, drafter: Drafter | Drafts, max_new: int, done: Sequence[int
             run.send([token])
             done.append(token)
             left -= 1
-            if left == 0 or kept == len(draft) or token != draft[kept]:
-                break
+            if left == 0 or kept == len(draft) or token != draft[kept] or run.cancelled():
+                break  # (cancelled: also an edit answer's end, `decoding.edits.EditSearch`'s `stop`)
             kept += 1
         if draft:
             size = sizes.after(size, kept == len(draft))

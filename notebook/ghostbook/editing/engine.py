@@ -6,6 +6,7 @@ answer is streamed and rendered (`render`) into the new text of the cell's targe
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
@@ -128,14 +129,16 @@ class EditEngine:
         began = time.perf_counter()
         answer = ""
         shown = ""
-        async for delta in self.model.stream(messages, draft, cancel, max_tokens(self.model, draft)):
-            answer += delta
-            if block_closed(answer):
-                break  # the answer's code is whole: what follows is prose
-            partial = render.render(answer, original, final=False, around=around)
-            if partial.found and partial.text != shown:
-                shown = partial.text
-                yield Proposal(span, _keep_newline(shown, original), False, "model", answer=answer)
+        stream = self.model.stream(messages, draft, cancel, max_tokens(self.model, draft))
+        async with contextlib.aclosing(stream):  # closed at the fence: an in-process model stops at once
+            async for delta in stream:
+                answer += delta
+                if render.answer_whole(answer):
+                    break  # the answer's code is whole: what follows is prose
+                partial = render.render(answer, original, final=False, around=around)
+                if partial.found and partial.text != shown:
+                    shown = partial.text
+                    yield Proposal(span, _keep_newline(shown, original), False, "model", answer=answer)
         if cancel.is_set():
             return
         final = render.render(answer, original, final=True, around=around)
@@ -157,11 +160,6 @@ def rule_fix(request: EditRequest) -> fixes.Fix | None:
         facts = dataclasses.replace(facts, attributes={**facts.attributes, **request.attributes})
     cells = [cell.source for cell in request.cells if cell.cell_type == "code"]
     return fixes.propose_fix(request.source, request.error, cells, facts)
-
-
-def block_closed(answer: str) -> bool:
-    """Whether the answer's first code block has been closed."""
-    return any(block.closed for block in render.code_blocks(answer, final=False))
 
 
 def syntax_warning(text: str) -> str | None:

@@ -2,8 +2,8 @@
 
 In process (llama.cpp, transformers): the model's own chat template (`models.chat_template`) and greedy
 with speculative edits (`decoding.edits`: the draft answer, i.e. the original cell, is checked many tokens
-per model call). On a server (`models.remote_chat`): its chat completions, with the draft as its
-`prediction` where the server takes one.
+per model call), ending at the answer's closing fence (`render.AnswerEnd`). On a server
+(`models.remote_chat`): its chat completions, with the draft as its `prediction` where the server takes one.
 """
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ from __future__ import annotations
 import codecs
 import contextlib
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ghostbook.decoding.edits import EditSearch
+from ghostbook.editing.render import AnswerEnd
 from ghostbook.models.backend import Backend
 from ghostbook.models.chat_template import chat_prompt_ids, has_chat_template
 from ghostbook.models.remote_chat import ChatServer
@@ -34,7 +36,7 @@ class EditModel(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
     def stream(self, messages: Messages, draft: str, cancel: threading.Event,
-               max_tokens: int) -> AsyncIterator[str]:
+               max_tokens: int) -> AsyncGenerator[str, None]:
         """The answer's text, piece by piece; stops soon after `cancel` is set or the iteration is closed."""
 
     def stats(self) -> dict[str, Any]:
@@ -56,20 +58,18 @@ class InProcessModel:
         return len(self.backend.tokenize(text))
 
     async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
-                     max_tokens: int) -> AsyncIterator[str]:
-        opening = answer_opening(draft)  # the fence, written for the model: its answer is code from the start
-        prompt = chat_prompt_ids(self.backend, messages) + self.backend.tokenize(opening)
-        draft = draft[len(opening):]
-        room = self.backend.info.n_ctx - len(prompt) - 1
+                     max_tokens: int) -> AsyncGenerator[str, None]:
+        answer = AnswerPrompt.of(self.backend, messages, draft)
+        room = self.backend.info.n_ctx - len(answer.ids) - 1
         if room < 16:
-            raise RuntimeError(f"the prompt ({len(prompt)} tokens) leaves no room in the model's context "
+            raise RuntimeError(f"the prompt ({len(answer.ids)} tokens) leaves no room in the model's context "
                                f"({self.backend.info.n_ctx} tokens)")
-        search = self._search = EditSearch(self.backend.tokenize(draft), min(max_tokens, room), self.speculative)
+        search = self._search = answer.search(min(max_tokens, room), self.speculative)
         stop = threading.Event()  # the request's cancel, or the caller closing the stream
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        stream = self.backend.stream(prompt, search, stop)
+        stream = self.backend.stream(answer.ids, search, stop)
         try:
-            yield opening
+            yield answer.opening
             async for token in stream:
                 if cancel.is_set():
                     break
@@ -85,6 +85,27 @@ class InProcessModel:
         if search is None:
             return {}
         return {"calls": search.calls, "tokens": search.tokens, "speculative": self.speculative}
+
+
+@dataclass(frozen=True)
+class AnswerPrompt:
+    """An edit answer as an in-process model decodes it (the editor and `bench edits`): `ids`, the chat
+    prompt with the answer's `opening` fence already written for the model (its answer is code from the
+    start); `draft`, the draft answer's tokens after it."""
+
+    ids: list[int]
+    draft: list[int]
+    opening: str
+
+    @classmethod
+    def of(cls, backend: Backend, messages: Messages, draft: str) -> AnswerPrompt:
+        opening = answer_opening(draft)
+        return cls(chat_prompt_ids(backend, messages) + backend.tokenize(opening),
+                   backend.tokenize(draft[len(opening):]), opening)
+
+    def search(self, max_new_tokens: int, speculative: bool = True) -> EditSearch:
+        """Greedy, speculative or plain, that ends at the answer's closing fence (nothing after it)."""
+        return EditSearch(self.draft, max_new_tokens, speculative, stop=AnswerEnd(self.opening))
 
 
 def answer_opening(draft: str) -> str:
@@ -106,7 +127,7 @@ class ServerModel:
         return len(text) // 3 + 1  # the server's tokenizer is not at hand; code runs about 3 characters a token
 
     async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
-                     max_tokens: int) -> AsyncIterator[str]:
+                     max_tokens: int) -> AsyncGenerator[str, None]:
         async with contextlib.aclosing(self.server.stream_chat(messages, draft, cancel, max_tokens)) as stream:
             async for text in stream:
                 yield text

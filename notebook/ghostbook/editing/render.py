@@ -117,6 +117,28 @@ def code_blocks(answer: str, final: bool = True) -> list[Block]:
     return blocks
 
 
+def answer_whole(answer: str) -> bool:
+    """Whether the answer's first code block is closed: its closing fence's line has ended (a line that
+    begins with the fence may still become ```` ```python ````, which inside a block is code). Whatever
+    follows is prose the editor never reads: the engine stops reading there, and an in-process model
+    stops generating (`AnswerEnd`)."""
+    return any(block.closed for block in code_blocks(answer, final=False))
+
+
+class AnswerEnd:
+    """The stop rule of an edit answer's decoding (`decoding.edits.EditSearch`'s `stop`): fed each
+    generated token's bytes after `opening` (the answer's start, written for the model), True once the
+    answer is whole (`answer_whole`). Only a token that ends a line can end a fence's line, so only then
+    is the answer read again."""
+
+    def __init__(self, opening: str = "") -> None:
+        self._text = bytearray(opening.encode())
+
+    def __call__(self, piece: bytes) -> bool:
+        self._text += piece
+        return b"\n" in piece and answer_whole(self._text.decode("utf-8", errors="replace"))
+
+
 def best_block(blocks: list[Block], original: str) -> Block:
     """The block that is the new cell: a Python one before others, then the one most like the original
     (by lines), then the longest."""

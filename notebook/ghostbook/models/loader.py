@@ -77,6 +77,23 @@ def edit_factory(path: Path, family: str | None, name: str) -> Backend:
     return backend
 
 
+def open_edit_backend(path: Path, threads: int | None = None, device: str | None = None) -> Backend:
+    """A loaded edit (chat) model outside the registry (tests, `bench edits`): as the editor loads it
+    (`edit_factory`: no FIM tokens needed, a GGUF with `EDIT_CTX`, capped at what it was trained on)."""
+    backend: Backend
+    if path.is_dir():
+        from ghostbook.models.transformers_backend import TransformersBackend
+
+        backend = TransformersBackend(path, threads=threads, device=device)
+    else:
+        from ghostbook.models.llamacpp_backend import LlamaCppBackend
+
+        backend = LlamaCppBackend(path, n_ctx=EDIT_CTX, threads=threads)
+    backend.needs_fim = False  # type: ignore[attr-defined]
+    backend.load()
+    return backend
+
+
 def chat_server(kind: str, url: str, key: str, family: str) -> Any:
     """An edit model's server: `/v1/chat/completions` of an openai: or llamacpp: server."""
     from ghostbook.models.remote_chat import ChatServer
