@@ -186,3 +186,55 @@ test("a snapshot whose texts come as a binary frame: the connection holds it unt
     (globalThis as { WebSocket?: unknown }).WebSocket = saved;
   }
 });
+
+test("the socket the page's head opened is taken with what it received, once, and only for its notebook", async () => {
+  const sockets: string[] = [];
+  class FakeSocket {
+    static CONNECTING = 0;
+    static OPEN = 1;
+    readyState = 1;
+    binaryType = "arraybuffer";
+    onopen: (() => void) | null = null;
+    onmessage: ((event: { data: unknown }) => void) | null = null;
+    onclose: (() => void) | null = null;
+    closed = false;
+    constructor(readonly url: string) {
+      sockets.push(url);
+    }
+    send(): void {}
+    close(): void {
+      this.closed = true;
+    }
+  }
+  const holder = globalThis as { WebSocket?: unknown; __ghostbookEarlySocket?: unknown };
+  const saved = holder.WebSocket;
+  holder.WebSocket = FakeSocket;
+  try {
+    const early = Object.assign(Object.create(FakeSocket.prototype), { readyState: 1, closed: false }) as FakeSocket;
+    const first = JSON.stringify({ type: "error", ref: null, message: "one" });
+    holder.__ghostbookEarlySocket = { url: "ws://x/ws?path=a", socket: early, received: [first] };
+    const got: string[] = [];
+    const states: string[] = [];
+    const connection = new Connection("ws://x/ws?path=a", {
+      onMessage: (m) => got.push((m as { message: string }).message),
+      onStateChange: (state) => states.push(state),
+    });
+    connection.open();
+    assert.deepEqual(sockets, []); // no socket of its own
+    assert.deepEqual(states, ["connecting", "open"]); // the early one was open already
+    setTimeout(() => early.onmessage!({ data: JSON.stringify({ type: "error", ref: null, message: "two" }) }), 0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(got, ["one", "two"]); // in order: what came before the app, first
+    assert.equal(holder.__ghostbookEarlySocket, undefined); // taken once
+    connection.close();
+
+    const other = Object.assign(Object.create(FakeSocket.prototype), { readyState: 1, closed: false }) as FakeSocket;
+    holder.__ghostbookEarlySocket = { url: "ws://x/ws?path=b", socket: other, received: [] };
+    new Connection("ws://x/ws?path=a", { onMessage: () => {}, onStateChange: () => {} }).open();
+    assert.deepEqual(sockets, ["ws://x/ws?path=a"]); // another notebook's: closed, and one of its own
+    assert.equal(other.closed, true);
+  } finally {
+    holder.WebSocket = saved;
+    delete holder.__ghostbookEarlySocket;
+  }
+});
