@@ -216,6 +216,35 @@ def test_ctrl_k_streams_a_diff_then_accept_saves_and_undo_restores(
     assert page.js_errors == []  # type: ignore[attr-defined]
 
 
+def test_generate_at_the_end_writes_a_new_cell_reviewed_before_it_is_kept(
+        server: Server, page: Page, chat: ChatStandIn) -> None:
+    """"Generate" under the last cell: a new empty cell, its prompt open; the model is asked for a new cell
+    after the ones above (not a rewrite of nothing); the answer is reviewed, and Accept keeps it."""
+    new = "print(area(3))"
+    chat.answer = f"```python\n{new}\n```"
+    open_cell(server, page)
+    page.get_by_test_id("generate-cell-end").click()
+    expect(cells(page)).to_have_count(3)
+    cell = cells(page).nth(2)
+    prompt = cell.get_by_test_id("edit-prompt")
+    expect(prompt).to_be_focused()
+    expect(cell.get_by_test_id("edit-ai")).to_contain_text("Writes this cell from your description")
+    page.keyboard.type("print the area of a circle of radius 3")
+    page.keyboard.press("Enter")
+    review_done(cell)
+    asked = chat.requests[-1]["messages"]
+    assert "new code cell" in asked[0]["content"]
+    assert "a new cell, placed after the cells above, that does this: print the area of a circle" in asked[1]["content"]
+    assert "def area(r):" in asked[1]["content"]  # the cells above are its context
+    assert cell_text(cell) == ""  # nothing in the cell before Accept
+    page.screenshot(path=str(SHOTS / "edit_generate_review.png"))
+    cell.get_by_test_id("edit-accept").click()
+    expect(cell.get_by_test_id("edit-review")).to_be_hidden()
+    assert cell_text(cell) == new
+    wait_saved(server, "edit.ipynb", [ORIGINAL, "", new])
+    assert page.js_errors == []  # type: ignore[attr-defined]
+
+
 def test_a_selection_rewrites_only_its_lines(server: Server, page: Page, chat: ChatStandIn) -> None:
     edits = sent_messages(page, "edit_request")
     chat.answer = "```python\n    return math.pi * r ** 2\n```"

@@ -30,6 +30,8 @@ export interface CellHost {
   editNeighbour(id: string, delta: -1 | 1): boolean;
   run(id: string, how: RunHow): void;
   insertAt(index: number, type?: CellType, mode?: Mode): void;
+  /** Generate: a new code cell at `index` whose Edit with AI prompt opens, for the model to write it. */
+  generateAt(index: number): void;
   indexOf(id: string): number;
   moveCell(id: string, delta: number): void;
   deleteCells(ids: string[]): void;
@@ -121,6 +123,7 @@ export class CellView {
       this.typeSelect,
       button(icon("clear"), "clear-cell-output", "Clear cell output", () => host.clearOutputs(id), "icon-button clear-output-button"),
       button(icon("plus"), "add-cell-below", "Add cell below (b)", () => host.insertAt(host.indexOf(id) + 1, "code", "edit"), "icon-button"),
+      button(icon("spark"), "generate-below", "Generate a cell below with AI", () => host.generateAt(host.indexOf(id) + 1), "icon-button generate-button"),
       button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
     const editArea = el("div", { class: "cell-edit-ai" });
@@ -232,7 +235,12 @@ export class CellView {
     if (type !== "markdown") this.showEditor();
   }
 
-  /** The cell's whole metadata changed (here, in another tab, or by a run's timing). `own`: the echo of a
+  /** Open Edit with AI's prompt (Ctrl+K); in an empty cell it generates the cell. */
+  askAI(): boolean {
+    return this.editing.open();
+  }
+
+    /** The cell's whole metadata changed (here, in another tab, or by a run's timing). `own`: the echo of a
    * change this tab made, which may be an earlier one than the last (o, o, Shift+O in quick succession):
    * its hidden state then does not undo the one shown since. */
   setMetadata(metadata: Record<string, unknown>, own = false): void {

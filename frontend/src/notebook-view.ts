@@ -51,6 +51,8 @@ export class NotebookView implements CellHost {
   private selectedId: string | null = null;
   private mode: Mode = "command";
   private pendingSelect: { id: string; mode: Mode } | null = null;
+  /** A cell asked for by Generate: its prompt opens once it arrives. */
+  private pendingGenerate: string | null = null;
   /** The selected cells (selection/): what the command keys act on. */
   private readonly multi: MultiCell;
   private readonly sources: SharedText;
@@ -112,7 +114,11 @@ export class NotebookView implements CellHost {
     this.list = el("main", { class: "cells", testid: "cells" });
     const addEnd = el("button", { class: "add-end", testid: "add-cell-end", type: "button" }, "+ Code cell");
     addEnd.addEventListener("click", () => this.insertAt(this.state.cells.length, "code", "edit"));
-    this.root = el("div", { class: "notebook", testid: "notebook", "data-path": path }, this.bar.element, this.list, addEnd);
+    const generateEnd = el("button", { class: "add-end", testid: "generate-cell-end", type: "button",
+      title: "Describe a new cell and the model writes it (as Ctrl+K in an empty cell)" }, "✦ Generate");
+    generateEnd.addEventListener("click", () => this.generateAt(this.state.cells.length));
+    const ends = el("div", { class: "add-ends" }, addEnd, generateEnd);
+    this.root = el("div", { class: "notebook", testid: "notebook", "data-path": path }, this.bar.element, this.list, ends);
     this.root.dataset.loaded = "false";
     container.replaceChildren(this.root);
     this.outline = new Outline({
@@ -381,6 +387,8 @@ export class NotebookView implements CellHost {
       const { mode } = this.pendingSelect;
       this.pendingSelect = null;
       this.select(model.id, mode);
+      if (this.pendingGenerate === model.id) view.askAI();
+      this.pendingGenerate = null;
     } else if (this.selectedId === null) this.select(model.id, "command");
   }
 
@@ -587,13 +595,21 @@ export class NotebookView implements CellHost {
     this.act({ type: "clear_outputs", cell_ids: [id] });
   }
 
-  insertAt(index: number, type: CellType = "code", mode: Mode = "command", source = ""): void {
+  /** Add a cell at `index`, selected in `mode` once the server has it; its id (null: not connected). */
+  insertAt(index: number, type: CellType = "code", mode: Mode = "command", source = ""): string | null {
     const id = newCellId();
     this.pendingSelect = { id, mode };
     const message = { type: "insert_cell" as const, index: Math.max(0, index), cell_type: type, cell_id: id, source };
     if (!this.connection.send(message)) {
       showToast("Not connected: the cell was not added");
+      return null;
     }
+    return id;
+  }
+
+  /** Generate: an empty code cell at `index`, its Edit with AI prompt open for the description. */
+  generateAt(index: number): void {
+    this.pendingGenerate = this.insertAt(index, "code", "edit");
   }
 
   moveCell(id: string, delta: number): void {

@@ -10,6 +10,7 @@ from ghostbook.completion.context import CellText
 from ghostbook.editing.errors_text import cut_middle
 from ghostbook.editing.prompt import (
     SYSTEM_CELL,
+    SYSTEM_NEW,
     SYSTEM_SELECTION,
     EditContext,
     build_messages,
@@ -80,6 +81,24 @@ def test_the_cell_and_the_instruction_come_last() -> None:
     assert text.endswith("Instruction: add a column with the tax\n\n"
                          "Answer with the whole rewritten cell in one ```python block.")
     assert "The cell:\n```python\ndf['total'] = df.price * df.qty\ndf.total.sum()\n```" in text
+
+
+def test_an_empty_cell_asks_for_a_new_cell_after_the_ones_above() -> None:
+    """Generate (Ctrl+K in an empty cell): the model writes the cell, not a rewrite of nothing; the cells
+    around it stay its context; a follow-up refines the proposal as for an edit."""
+    cells = [*NOTEBOOK[:4], CellText("code", "  \n"), *NOTEBOOK[4:]]
+    messages = build_messages(EditContext(cells, 4, None, " plot total by price "), count, 2000)
+    assert messages[0] == {"role": "system", "content": SYSTEM_NEW}
+    text = user(messages)
+    assert "The cell:" not in text
+    assert text.endswith("a new cell, placed after the cells above, that does this: plot total by price\n\n"
+                         "Answer with the new cell's code in one ```python block.")
+    assert text.index("cells above this cell") < text.index("df['total']") < text.index("cells below this cell")
+    again = user(build_messages(EditContext(cells, 4, None, "as a bar chart", previous="df.plot(x='price')",
+                                            history=["plot total by price"]), count, 2000))
+    assert "Your previous proposal for the new cell:\n```python\ndf.plot(x='price')\n```" in again
+    assert again.endswith("Change your proposal as follows: as a bar chart\n\n"
+                          "Answer with the whole new cell in one ```python block.")
 
 
 def test_the_notebook_around_the_cell_in_order() -> None:

@@ -365,6 +365,7 @@ export class EditSession {
 
   private targetHint(): string {
     const source = this.host.editor.source;
+    if (!source.trim()) return "Writes this cell from your description";
     const main = this.host.editor.view.state.selection.main;
     const selection = selectionToWire(source, main.from, main.to);
     if (!selection) return targetText(null, null);

@@ -1,9 +1,9 @@
 """The chat messages that ask an edit model to rewrite a cell (or its selected lines).
 
-A short system message says the form of the answer: the whole rewritten cell (or selection) in one
-```python block, unchanged lines kept as they are, no elisions, so that `draft_answer(original)` is
-the answer the model gives where it changes nothing (the draft of the speculative edits). The user
-message holds, in this order: the notebook's cells above and below (the completion's `ContextBuilder`
+A short system message says the form of the answer: the whole rewritten cell (or selection; for an empty
+cell, Generate, the new cell) in one ```python block, unchanged lines kept as they are, no elisions, so
+that `draft_answer(original)` is the answer the model gives where it changes nothing (the draft of the
+speculative edits). The user message holds, in this order: the notebook's cells above and below (the completion's `ContextBuilder`
 fits them to the token budget), the kernel's live state (`completion.namespace_provider` lines), the
 cell, the selection, the error's traceback (Fix), the previous proposal and earlier instructions (a
 follow-up), and the instruction last.
@@ -29,6 +29,10 @@ SYSTEM_SELECTION = (
     "with the whole rewritten selection, indented as in the cell, in one ```python code block and nothing "
     "else. Keep every line you do not change exactly as it is. Write out every line: no elisions such as "
     "`# ... existing code ...`.")
+SYSTEM_NEW = (
+    "You write one new code cell of a Jupyter notebook (Python, with IPython's magics). Answer with the new "
+    "cell's code in one ```python code block and nothing else. The cells above have run: use their names, "
+    "do not write their code again.")
 # the kernel's state gets at most this share of the room left by the cell, error and instruction
 KERNEL_SHARE = 0.25
 # the cells below get at most this share of the room left for the cells
@@ -94,7 +98,7 @@ def build_messages(ctx: EditContext, count_tokens: Callable[[str], int], budget:
     source = ctx.cells[ctx.index].source
     start, end = target_range(source, ctx.selection)
     whole = (start, end) == (0, len(source))
-    system = SYSTEM_CELL if whole else SYSTEM_SELECTION
+    system = SYSTEM_NEW if is_new_cell(ctx) else SYSTEM_CELL if whole else SYSTEM_SELECTION
     fixed = _request(ctx, source, start, end, whole)
     room = budget - count_tokens(system) - count_tokens(fixed)
     kernel = _kernel(ctx.namespace_lines, count_tokens, int(max(room, 0) * KERNEL_SHARE))
@@ -122,8 +126,15 @@ def cells_around(cells: Sequence[CellText], index: int, count_tokens: Callable[[
     return context.prefix.strip("\n"), context.suffix.strip("\n")
 
 
+def is_new_cell(ctx: EditContext) -> bool:
+    """Generate: the cell is empty (Ctrl+K there, or Generate between cells), so the model writes it."""
+    return not ctx.cells[ctx.index].source.strip() and ctx.error is None
+
+
 def _request(ctx: EditContext, source: str, start: int, end: int, whole: bool) -> str:
     """The fixed part of the user message: the cell, selection, error, previous proposal, instruction."""
+    if is_new_cell(ctx):
+        return _new_cell_request(ctx)
     parts = [f"The cell:\n{_block(source)}"] if whole else [
         f"The cell, with the selected lines between `{SELECTION_START}` and `{SELECTION_END}`:\n"
         + _block(f"{source[:start]}{SELECTION_START}\n{source[start:end]}\n{SELECTION_END}{source[end:]}"),
@@ -140,6 +151,19 @@ def _request(ctx: EditContext, source: str, start: int, end: int, whole: bool) -
     else:
         parts.append(f"Instruction: {ctx.instruction.strip()}")
     parts.append(f"Answer with the whole rewritten {what} in one {FENCE}python block.")
+    return "\n\n".join(parts)
+
+
+def _new_cell_request(ctx: EditContext) -> str:
+    """What a new cell should do (and, for a follow-up, the proposal it refines)."""
+    if ctx.previous is None:
+        return (f"Write the code of a new cell, placed after the cells above, that does this: "
+                f"{ctx.instruction.strip()}\n\nAnswer with the new cell's code in one {FENCE}python block.")
+    parts = [f"Your previous proposal for the new cell:\n{_block(ctx.previous)}"]
+    if ctx.history:
+        parts.append("It followed these instructions:\n" + "\n".join(f"- {h}" for h in ctx.history))
+    parts += [f"Change your proposal as follows: {ctx.instruction.strip()}",
+              f"Answer with the whole new cell in one {FENCE}python block."]
     return "\n\n".join(parts)
 
 
