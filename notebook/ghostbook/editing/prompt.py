@@ -3,10 +3,10 @@
 A short system message says the form of the answer: the whole rewritten cell (or selection; for an empty
 cell, Generate, the new cell) in one ```python block, unchanged lines kept as they are, no elisions, so
 that `draft_answer(original)` is the answer the model gives where it changes nothing (the draft of the
-speculative edits). The user message holds, in this order: the notebook's cells above and below (the completion's `ContextBuilder`
-fits them to the token budget), the kernel's live state (`completion.namespace_provider` lines), the
-cell, the selection, the error's traceback (Fix), the previous proposal and earlier instructions (a
-follow-up), and the instruction last.
+speculative edits). The user message holds, in this order: the notebook's cells above and below (the
+completion's `ContextBuilder` fits them to the token budget), the kernel's live state
+(`completion.namespace_provider` lines), the cell, the selection, the error's traceback (Fix), the
+previous proposal and earlier instructions (a follow-up), and the instruction last.
 """
 
 from __future__ import annotations
