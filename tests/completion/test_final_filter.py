@@ -92,7 +92,7 @@ def judged(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 
 async def suggest(cells: list[FakeCell], tmp_path: Path, settings: dict[str, object],
-                  backend: object | None = None) -> str:
+                  backend: object | None = None, cursor: int | None = None) -> str:
     store = SettingsStore(tmp_path / "settings.json")
     store.update({"max_new_tokens": 64, **settings})
     registry = ModelRegistry(lambda path, family, name: cast(Backend, backend)) if backend is not None \
@@ -102,7 +102,7 @@ async def suggest(cells: list[FakeCell], tmp_path: Path, settings: dict[str, obj
         store.update({"model": str(tmp_path / "m.gguf")})
     out = Outbox()
     service = CompletionService(lambda: cells, out.send, out.broadcast, None, registry, store)
-    cursor = len(cells[-1].source)
+    cursor = len(cells[-1].source) if cursor is None else cursor
     await service.suggest("t1", p.Suggest(type="suggest", ref="r1", cell_id=cells[-1].id, cursor=cursor,
                                           trigger="forced"))
     assert not out.of("suggestion_error", "r1"), out.of("suggestion_error", "r1")
@@ -141,3 +141,22 @@ async def test_a_remote_servers_garbage_is_dropped_as_an_in_process_models_is(
 async def test_a_remote_servers_good_text_passes(server: FixedServer, tmp_path: Path) -> None:
     server.text = "head()\n\nprint(df)"
     assert await suggest(DF, tmp_path, {"model": f"openai:{server.url}"}) == "head()"
+
+
+# Issue 40, item 4: no line repeats the one before it. (cells, cursor, the model's text, what shows):
+# a second line equal to the first up to spaces goes; a first line that completes the cursor's line,
+# with the bracket the editor closed, into the line above is no suggestion.
+REPEATS = [([FakeCell("a", "code", "price, qty = 2, 3\n")], None, "total = price*qty\ntotal = price * qty",
+            "total = price*qty"),
+           ([FakeCell("a", "code", "plt.plot(x, y)\nplt.plot()")], len("plt.plot(x, y)\nplt.plot("), "x, y", "")]
+
+
+@pytest.mark.parametrize(("cells", "cursor", "text", "shown"), REPEATS, ids=["second-line", "line-above"])
+async def test_no_line_repeats_the_one_before_it_on_any_backend(
+        server: FixedServer, tmp_path: Path, cells: list[FakeCell], cursor: int | None, text: str,
+        shown: str) -> None:
+    server.text = text
+    assert await suggest(cells, tmp_path / "remote", {"model": f"openai:{server.url}"}, cursor=cursor) == shown
+    assert server.bodies  # the server was asked
+    assert await suggest(cells, tmp_path / "local", {"beam_width": 1, "notebook_candidates": False},
+                         ScriptedBackend(text), cursor=cursor) == shown

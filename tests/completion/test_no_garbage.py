@@ -20,6 +20,7 @@ from ghostbook.completion.garbage import garbage_reason
 from ghostbook.completion.prompt import Prompt, make_prompt
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import CompletionSettings, SettingsStore
+from ghostbook.decoding.repetition import LineBefore
 from ghostbook.decoding.suggestion import SuggestionRules
 from ghostbook.eval.notebook_bench import _Cell, _ignore, _Outbox, run_tasks
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
@@ -54,10 +55,10 @@ def registry() -> Iterator[ModelRegistry]:
     asyncio.run(reg.close())
 
 
-async def _suggest(registry: ModelRegistry, tmp: Path, before: str, beam: int) -> str:
+async def _suggest(registry: ModelRegistry, tmp: Path, before: str, beam: int, after: str = "") -> str:
     store = SettingsStore(tmp / "settings.json")
     store.current = dataclasses.replace(CompletionSettings(), beam_width=beam, model="default", enabled=True)
-    cells = [_Cell("c0", "code", before)]
+    cells = [_Cell("c0", "code", before + after)]
     outbox = _Outbox()
     service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, None, registry, store)
     await service.suggest("t", p.Suggest(type="suggest", ref="r", cell_id="c0", cursor=len(before), trigger="forced"))
@@ -74,6 +75,21 @@ def test_issue_examples(registry: ModelRegistry, tmp_path: Path, before: str, be
     assert SuggestionRules.around(before, "").violation(text) is None, text
     assert garbage_reason(text, cell_before=before) is None
     assert len(text.split("\n")) <= 12
+
+
+# Issue 40, item 4: in the bracket the editor closed, under the same call, the shipped model's beam
+# wrote the line above again (`plt.plot(` + `x, y` + `)`) in each of these.
+COPIED_ABOVE = ["import matplotlib.pyplot as plt\nplt.plot(x, y)\nplt.plot(", "print(len(df))\nprint(",
+                "sns.histplot(df['age'])\nsns.histplot(", "ax.set_xlabel('x')\nax.set_xlabel("]
+
+
+@pytest.mark.parametrize("before", COPIED_ABOVE, ids=[c.rsplit("\n", 1)[-1] for c in COPIED_ABOVE])
+def test_the_line_above_is_not_written_again_in_a_closed_bracket(registry: ModelRegistry, tmp_path: Path,
+                                                                 before: str) -> None:
+    text = asyncio.run(_suggest(registry, tmp_path, before, 8, ")"))
+    above, head = before.split("\n")[-2:]
+    assert head + text + ")" != above, text
+    assert LineBefore(before, ")").cut(text) == text
 
 
 def test_healing_spells_the_removed_bytes_first(registry: ModelRegistry) -> None:

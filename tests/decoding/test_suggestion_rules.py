@@ -11,6 +11,7 @@ from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.repetition import (
     EchoedCall,
     EchoStart,
+    LineBefore,
     NearbyCopies,
     OwnLines,
     avoid_first,
@@ -37,6 +38,24 @@ def test_nearby_copies_reach_three_lines_each_way() -> None:
     assert rule.cut("b = 2") == "" and rule.cut("g = 7") == "" and rule.cut("x = 0\n    d = 4") == "x = 0"
     assert rule.cut("a = 1") == "a = 1" and rule.cut("h = 8") == "h = 8"  # 4 lines away
     assert NearbyCopies("total = 0\nx = ", "").cut("0") == "0"  # `x = 0` is no copy of `total = 0`
+
+
+def test_no_line_repeats_the_line_before_it() -> None:
+    """Issue 40, item 4: a line equal to the one right before it (up to whitespace, indentation too)
+    cuts the suggestion before it; the cursor's line counts as completed, the rest of it included."""
+    assert LineBefore("x = 1\n", "").cut("total = price*qty\ntotal = price * qty") == "total = price*qty"
+    assert LineBefore("", "").cut("a = 1\nb = 2\n    b = 2\nc = 3") == "a = 1\nb = 2"
+    assert LineBefore("df.head()\n", "").cut("df.head( )") == ""  # the first line completes into the one above
+    before = "plt.plot(x, y)\nplt.plot("  # the editor closed the bracket: the line is `plt.plot(x, y)`
+    assert LineBefore(before, ")").cut("x, y") == "" and LineBefore(before, ")").cut("x, z") == "x, z"
+    assert NearbyCopies(before, ")").cut("x, y") == "x, y"  # which the nearby rule, blind to the `)`, let pass
+    assert LineBefore("a = 1\nb = 2\n", "").cut("a = 1") == "a = 1"  # two lines up: `NearbyCopies`' job
+    assert LineBefore("x = 1\nx = 1", "").cut("\ny = 2") == "\ny = 2"  # the user's own line is not judged
+    # lines with no letter or digit may repeat; `pass` twice in a row may not
+    assert LineBefore("f(\n    g(\n        1\n    )\n", "").cut(")\n)") == ")\n)"
+    assert LineBefore("if a:\n", "").cut("    pass\n    pass") == "    pass"
+    assert LineBefore("", "").cut("x = 1\n\n\ny = 2") == "x = 1\n\n\ny = 2"
+    assert SuggestionRules.around(before, ")").violation("x, y") == "repeats the line before"
 
 
 def test_a_suggestion_that_writes_again_the_call_it_is_in_is_none() -> None:

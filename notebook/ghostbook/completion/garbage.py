@@ -1,9 +1,9 @@
 """What counts as a garbage suggestion, shared by the completion filters and the notebook benchmark:
 one that a rule of `decoding.suggestion.SuggestionRules` would cut (the same rule objects the final
 filter applies and the search keeps): it repeats one of its own lines, copies a line within 3 lines of
-the cursor, runs past 6 lines (12 filling a block just opened), starts with whitespace beyond the right
-indentation, breaks the cell's syntax where a shorter prefix would not, or is a block of comments the
-user is not writing.
+the cursor, leaves a line that repeats the one before it, runs past 6 lines (12 filling a block just
+opened), starts with whitespace beyond the right indentation, breaks the cell's syntax where a shorter
+prefix would not, or is a block of comments the user is not writing.
 """
 
 from __future__ import annotations

@@ -169,6 +169,36 @@ class NearbyCopies:
 
 
 @dataclass(frozen=True)
+class LineBefore:
+    """No line the suggestion leaves in the cell repeats the line right before it (issue 40): the
+    cursor's line as completed, the rest of it after the cursor included (`plt.plot(` + `x, y` + the
+    auto-closed `)`), against the cell's line above; each later line against the one before it. Equal
+    means equal up to all whitespace (indentation too: `    x = 1` under `x = 1` looks like the line
+    again). A line with no letter or digit (`)`, `]`, `}`, blank) may repeat; `pass`, `else:` may not
+    (twice in a row is dead code or a syntax error). The suggestion is cut before the first repeat: a
+    first line that repeats the line above leaves nothing. `OwnLines` and `NearbyCopies` catch most of
+    these, and the search avoids them (`repeated_lines`); this rule is what holds on every backend."""
+
+    before: str  # the cursor's cell up to the cursor
+    after: str  # and from the cursor on
+
+    def cut(self, text: str) -> str:
+        lines = suggestion_lines(self.before, text + self.after.split("\n", 1)[0])
+        touched = bool(text.split("\n", 1)[0].strip())  # else the cursor's line is the user's own
+        above = self.before.split("\n")[-2] if touched and "\n" in self.before else None
+        for i, line in enumerate(lines):
+            previous = lines[i - 1] if i else above
+            if previous is not None and _key(line) is not None and _bare(line) == _bare(previous):
+                return _first_lines(text, i)
+        return text
+
+
+def _bare(line: str) -> str:
+    """`line` without any whitespace: lines equal up to whitespace look the same to the user."""
+    return "".join(line.split())
+
+
+@dataclass(frozen=True)
 class EchoedCall:
     """A suggestion never starts by writing again the call the cursor is inside: `plt.subplots(1, 2, `
     + `plt.subplots(1, 2, figsize=(8, 4))` is the line typed twice, not an argument (it parses, so

@@ -5,7 +5,8 @@ filter (`completion.filters.drop_garbage`) applies them until none cuts; the not
 same rules as it goes (`decoding.lines`: lines to avoid, where a line may start).
 
 - `OwnLines`: never repeats one of its own lines; `NearbyCopies`: never copies a line within 3 lines
-  of the cursor; `EchoedCall`: never starts by writing again the call the cursor is inside
+  of the cursor; `LineBefore`: no line it leaves repeats the line right before it (the rest of the
+  cursor's line counted); `EchoedCall`: never starts by writing again the call the cursor is inside
   (`decoding.repetition`);
 - `LineCount`: at most 6 lines, or 12 where it fills a block just opened (`decoding.length`);
 - `LeadingSpace`: never starts with whitespace beyond the right indentation (`decoding.indentation`);
@@ -23,7 +24,7 @@ from typing import Protocol
 from ghostbook.decoding.comments import CommentBlock
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
-from ghostbook.decoding.repetition import EchoedCall, NearbyCopies, OwnLines
+from ghostbook.decoding.repetition import EchoedCall, LineBefore, NearbyCopies, OwnLines
 from ghostbook.decoding.statements import NewStatement
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
@@ -49,6 +50,7 @@ class SuggestionRules:
             ("starts a new statement", NewStatement(before)),
             ("repeated line", OwnLines(before)),
             ("copies a nearby line", NearbyCopies(before, after)),
+            ("repeats the line before", LineBefore(before, after)),
             ("echoes the call it is in", EchoedCall(before)),
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),
