@@ -24,7 +24,6 @@ SOCKET_CONTROL = """
     constructor(url, protocols) {
       super(window.__blockSockets ? String(url).replace(/\\/\\/[^/]+/, "//127.0.0.1:%d") : url, protocols);
       window.__sockets.push(this);
-      this.__openedBy = new Error().stack;  // which script opened it
       this.addEventListener("close", (e) => window.__closes.push({ code: e.code, clean: e.wasClean }));
     }
   };
@@ -142,39 +141,3 @@ def test_typing_through_a_server_crash_and_restart(server: Server, page: Page) -
     expected = "alpha = 1\nbeta = 2\ngamma = 3"
     assert editor_text(cell) == expected
     wait_saved(server, "crash.ipynb", [expected])
-
-
-def test_the_socket_is_opened_from_the_head_and_the_app_takes_it(server: Server, page: Page) -> None:
-    """The page's <head> opens the notebook's socket while the bundle loads (the server sends the snapshot
-    meanwhile); the app takes that socket, and nothing else is opened."""
-    write_notebook(server.root / "early.ipynb", [("code", "x = 1"), ("code", "print(x)")])
-    page.add_init_script(SOCKET_CONTROL % closed_port())
-    open_notebook(page, server.url("/notebooks/early.ipynb"))
-    expect(cells(page)).to_have_count(2)
-    assert page.evaluate("window.__sockets.length") == 1
-    assert "preopen.js" in page.evaluate("window.__sockets[0].__openedBy")
-    type_in_cell(page, cells(page).nth(0), " + 1")
-    assert editor_text(cells(page).nth(0)) == "x = 1 + 1"
-    page.keyboard.press("Control+s")
-    source = ""
-    for _ in range(100):  # the server has what was typed (saved)
-        source = "".join(json.loads((server.root / "early.ipynb").read_text())["cells"][0]["source"])
-        if source == "x = 1 + 1":
-            break
-        page.wait_for_timeout(100)
-    assert source == "x = 1 + 1"
-    assert not page.js_errors  # type: ignore[attr-defined]
-
-
-def test_a_head_socket_that_cannot_connect_is_replaced(server: Server, page: Page) -> None:
-    """The server was out of reach when the head opened the socket: the app reconnects by itself."""
-    write_notebook(server.root / "late.ipynb", [("code", "x = 1")])
-    page.add_init_script(SOCKET_CONTROL % closed_port())
-    page.add_init_script("window.__blockSockets = true;")
-    page.goto(server.url("/notebooks/late.ipynb"))
-    page.wait_for_function("() => window.__closes.length >= 1")
-    page.evaluate("window.__blockSockets = false")
-    expect(page.get_by_test_id("notebook")).to_have_attribute("data-loaded", "true")
-    expect(cells(page)).to_have_count(1)
-    assert "preopen.js" in page.evaluate("window.__sockets[0].__openedBy")
-    assert page.evaluate("window.__sockets.length") >= 2

@@ -28,16 +28,14 @@ const options = {
   assetNames: "assets/[name]-[hash]",
 };
 
-// Classic scripts: the output frames' (src/outputs/frames/; a sandboxed frame has an opaque origin, and a
-// module script would need CORS), each loaded only by the frames that draw its mime type; and preopen.
+// Output frames (src/outputs/frames/): classic scripts (a sandboxed frame has an opaque origin, and a
+// module script would need CORS), each loaded only by the frames that draw its mime type.
 const frames = {
   entryPoints: {
     "frames/runtime": "src/outputs/frames/runtime.ts",
     "frames/plotly": "src/outputs/frames/plotly.ts",
     "frames/plotly-cartesian": "src/outputs/frames/plotly-cartesian.ts",
     "frames/vega": "src/outputs/frames/vega.ts",
-    // the notebook's websocket, opened from the page's <head> while main.js loads (src/early-socket.ts)
-    preopen: "src/preopen.ts",
   },
   bundle: true,
   format: "iife",

@@ -2,7 +2,6 @@
 // and reconnects with backoff (each reconnect starts with a fresh snapshot from the server; what was
 // typed meanwhile is kept by the shared texts and merged into it).
 
-import { notebookSocketUrl, takeEarly } from "./early-socket";
 import type { ClientMessage, ReceivedTexts, ReplyMessage, ServerMessage, Snapshot } from "./protocol";
 
 export type ConnectionState = "connecting" | "open" | "closed" | "fatal";
@@ -28,7 +27,6 @@ export class Connection {
   private listeners = new Set<(message: ServerMessage) => void>();
   private reconnectTimer: number | null = null;
   private fatal = false;
-  private everOpened = false;
   /** A snapshot whose texts' state comes as the next (binary) frame. */
   private awaitingState: Snapshot | null = null;
   state: ConnectionState = "connecting";
@@ -63,25 +61,15 @@ export class Connection {
 
   open(): void {
     this.setState("connecting");
-    // the first time: the socket the page's head opened, if it is for this notebook and not closed
-    const early = this.everOpened ? null : takeEarly(this.url);
-    this.everOpened = true;
-    const socket = early?.socket ?? new WebSocket(this.url);
+    const socket = new WebSocket(this.url);
     this.socket = socket;
-    const opened = () => {
+    socket.onopen = () => {
       this.attempt = 0;
       this.setState("open");
     };
-    socket.onopen = opened;
     socket.binaryType = "arraybuffer";
     this.awaitingState = null;
     socket.onmessage = (event) => this.receive(event.data as string | ArrayBuffer);
-    if (early) {
-      if (socket.readyState === WebSocket.OPEN) opened();
-      // what came before the app: handled next, before anything the socket receives from now on
-      const received = early.received.splice(0);
-      if (received.length) queueMicrotask(() => received.forEach((data) => this.receive(data)));
-    }
     socket.onclose = () => {
       if (this.socket !== socket) return;
       this.socket = null;
@@ -195,6 +183,12 @@ export class Connection {
     this.state = state;
     this.handlers.onStateChange(state);
   }
+}
+
+function notebookSocketUrl(path: string): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  // texts=shared: the snapshot's cells come without their sources, which the shared texts carry (collab/)
+  return `${scheme}//${location.host}/ws?path=${encodeURIComponent(path)}&texts=shared`;
 }
 
 type ErrorMessageLike = { type: "error"; ref: string | null; message: string };

@@ -8,16 +8,22 @@ import "./settings-panel";
 import "./markdown-files/paste-image";
 import "./variables/panel";
 import "./export/menu";
-import { decodePath, notebookPathOf } from "./early-socket";
 import { FileBrowser } from "./file-browser";
 import { NotebookView } from "./notebook-view";
+
+function decodePath(rest: string): string {
+  return rest
+    .split("/")
+    .filter((part) => part.length > 0)
+    .map(decodeURIComponent)
+    .join("/");
+}
 
 function start(): void {
   const app = document.getElementById("app") ?? document.body;
   const path = location.pathname;
-  const notebook = notebookPathOf(path);
-  if (notebook !== null) {
-    new NotebookView(app, notebook);
+  if (path.startsWith("/notebooks/")) {
+    new NotebookView(app, decodePath(path.slice("/notebooks/".length)));
   } else if (path.startsWith("/tree/")) {
     new FileBrowser(app, decodePath(path.slice("/tree/".length)));
   } else {
