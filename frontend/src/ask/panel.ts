@@ -7,10 +7,9 @@
 import type { Connection } from "../connection";
 import { button, el } from "../dom";
 import { registerToolbarItem } from "../kernel-bar";
-import { renderMarkdown } from "../markdown";
+import { renderModelMarkdown } from "../markdown";
 import type { AskConversation, AskError, AskTurn, ErrorMessage } from "../protocol";
 import { openEditModelSettings } from "../settings-panel";
-import { showToast } from "../toast";
 import { blockCode, cellsLabel, Conversation } from "./conversation";
 import "./ask.css";
 
@@ -187,7 +186,7 @@ class AskPanel {
     const question = el("div", { class: "ask-question", testid: "ask-question" }, el("span", {}, turn.question));
     if (label) question.append(el("span", { class: "ask-question-about", testid: "ask-question-about" }, label));
     const answer = el("div", { class: "ask-answer markdown-body", testid: "ask-answer" });
-    answer.innerHTML = renderMarkdown(turn.answer); // sanitised (markdown.ts: DOMPurify)
+    answer.innerHTML = renderModelMarkdown(turn.answer); // its HTML as text, sanitised (markdown.ts)
     if (turn.state !== "answering") this.addInsertButtons(answer);
     const parts: HTMLElement[] = [question, answer];
     if (turn.state === "answering" && !turn.answer) parts.push(el("div", { class: "ask-waiting", testid: "ask-waiting" }, "Thinking…"));
@@ -207,7 +206,6 @@ class AskPanel {
       const insert = button("Insert below", "ask-insert", "Insert this code as a new cell below the selected cell", () => {
         this.host.insertBelow(source);
         insert.textContent = "Inserted";
-        showToast("Inserted as a new cell below the selected cell");
       }, "button ask-insert");
       const block = el("div", { class: "ask-code" }, el("div", { class: "ask-code-bar" }, insert));
       pre.replaceWith(block);
