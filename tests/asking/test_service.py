@@ -213,3 +213,17 @@ def test_smollm2_answers_in_process(tmp_path: Path, smollm2: Path) -> None:
         print(f"\nSmolLM2 answered:\n{last['answer']}")
 
     asyncio.run(scenario())
+
+
+def test_an_answer_that_repeats_a_paragraph_ends_before_the_repeat(tmp_path: Path, chat: ScriptedChat) -> None:
+    paragraph = "The notebook loads the sales into a DataFrame and sums the amounts per city."
+
+    async def scenario() -> None:
+        tabs = Tabs()
+        asking = service(tmp_path, tabs, chat.spec)
+        chat.answer = f"{paragraph}\n\n" * 50
+        await answered(asking, "tab1", question("what does it do?"))
+        last = tabs.turns()[-1]
+        assert last["state"] == "done" and last["answer"] == paragraph + "\n"
+
+    asyncio.run(scenario())

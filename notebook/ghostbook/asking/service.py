@@ -22,6 +22,7 @@ from ghostbook import protocol as p
 from ghostbook.asking import prompt
 from ghostbook.asking.conversation import Conversation, Turn
 from ghostbook.asking.models import AskModel, ask_model
+from ghostbook.asking.repeats import loop_start
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Send
 from ghostbook.completion.settings import SettingsStore, shared_store
@@ -124,6 +125,11 @@ class AskService:
                     if not turn.answering:
                         break
                     turn.answer += delta
+                    if "\n" in delta:
+                        cut = loop_start(turn.answer)
+                        if cut is not None:  # the model repeats itself: the answer is over
+                            turn.answer = turn.answer[:cut].rstrip() + "\n"
+                            break
                     if time.monotonic() - last_sent >= STREAM_EVERY_S:
                         self._publish(turn)
                         last_sent = time.monotonic()
