@@ -7,6 +7,7 @@ import "./ghost-text/extension";
 import "./settings-panel";
 import "./markdown-files/paste-image";
 import "./variables/panel";
+import "./ask/panel";
 import "./export/menu";
 import { FileBrowser } from "./file-browser";
 import { NotebookView } from "./notebook-view";

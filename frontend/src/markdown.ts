@@ -9,6 +9,8 @@ import { mathPlugin } from "./math";
 import type { Attachments } from "./protocol";
 
 const md = new MarkdownIt({ html: true, linkify: true }).use(mathPlugin);
+/** A model's answer (ask/): its HTML is shown as text, never as markup. */
+const textOnly = new MarkdownIt({ html: false, linkify: true }).use(mathPlugin);
 
 /** The attachments of the cell being sanitised (the DOMPurify hook is global, the call synchronous). */
 let current: Attachments | null = null;
@@ -62,4 +64,9 @@ export function sanitizeHtml(html: string, attachments: Attachments | null = nul
 
 export function renderMarkdown(source: string, attachments: Attachments | null = null): string {
   return sanitizeHtml(md.render(source), attachments);
+}
+
+/** Markdown written by a model (the Ask panel's answers): HTML in it stays text; sanitised all the same. */
+export function renderModelMarkdown(source: string): string {
+  return sanitizeHtml(textOnly.render(source));
 }

@@ -2,6 +2,7 @@
 // (Jupyter's command/edit), and turns user actions into protocol messages.
 
 import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
+import { attachAsk } from "./ask/panel";
 import { closedBanner } from "./closed-banner";
 import { Connection, type ConnectionState } from "./connection";
 import { FileChangedBar } from "./disk-change/file-changed-bar";
@@ -81,6 +82,14 @@ export class NotebookView implements CellHost {
       onStateChange: (state) => this.onConnection(state),
     });
     installWidgets(this.connection); // ipywidgets: before any message, so the snapshot's widgets come first
+    attachAsk(this.connection, { // before the toolbar: its Ask button finds the panel
+      selectedIds: () => this.selectedCells(),
+      cellNumber: (id) => this.state.indexOf(id) + 1,
+      insertBelow: (source) => {
+        const below = Math.max(-1, ...this.selectedCells().map((id) => this.state.indexOf(id)));
+        this.insertAt(below === -1 ? this.state.cells.length : below + 1, "code", "command", source);
+      },
+    });
     this.bar = new KernelBar(title, {
       runAll: () => this.act({ type: "run_all" }),
       runSelected: () => this.selectedId && this.run(this.selectedId, "stay"),
@@ -493,6 +502,13 @@ export class NotebookView implements CellHost {
 
   indexOf(id: string): number {
     return this.state.indexOf(id);
+  }
+
+  /** The selected cells' ids in document order: the multi-cell selection, or the one selected cell. */
+  private selectedCells(): string[] {
+    const ids = this.multi.ids().filter((id) => this.state.indexOf(id) !== -1);
+    const chosen = ids.length ? ids : this.selectedId ? [this.selectedId] : [];
+    return chosen.sort((a, b) => this.state.indexOf(a) - this.state.indexOf(b));
   }
 
   private selectedIndex(): number {

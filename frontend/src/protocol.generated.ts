@@ -44,6 +44,10 @@ export type ClientMessage =
   | CancelDownload
   | EditRequest
   | EditCancel
+  | AskQuestion
+  | AskStop
+  | AskClear
+  | GetConversation
   | InstallPackage
   | CommOpen
   | CommMsg
@@ -93,6 +97,9 @@ export type ServerMessage =
   | TelemetryMessage
   | EditProposal
   | EditError
+  | AskTurnEvent
+  | AskConversation
+  | AskError
   | CommEvent
   | CommDone
   | CommInfoReply
@@ -473,6 +480,42 @@ export interface EditRequest {
 export interface EditCancel {
   ref: string;
   type: "edit_cancel";
+}
+/**
+ * Ask the notebook (the Ask panel): `question` about the notebook, the cells of `cell_ids` (the tab's
+ * selection: their code and errors go to the model) or the kernel's data. The answer streams to every tab
+ * as `ask_turn`; a question while another is answered stops that one.
+ */
+export interface AskQuestion {
+  ref: string;
+  type: "ask_question";
+  question: string;
+  /**
+   * @maxItems 10000
+   */
+  cell_ids?: string[];
+}
+/**
+ * Stop the answer of turn `turn_id` (the Stop button); what was written so far stays.
+ */
+export interface AskStop {
+  ref?: string | null;
+  type: "ask_stop";
+  turn_id: string;
+}
+/**
+ * New conversation: the notebook's conversation is forgotten (an answer being written stops).
+ */
+export interface AskClear {
+  ref?: string | null;
+  type: "ask_clear";
+}
+/**
+ * The notebook's conversation so far (`ask_conversation`, answering `ref`).
+ */
+export interface GetConversation {
+  ref?: string | null;
+  type: "get_conversation";
 }
 /**
  * Install the distribution `package` into the kernel's interpreter (the Install button on a cell's
@@ -1247,6 +1290,46 @@ export interface EditError {
   ref: string;
   message: string;
   reason: "no_model" | "empty" | "no_code" | "model" | "cell_gone" | "no_fix";
+}
+/**
+ * A turn of the notebook's conversation, new or grown: to every tab, at most every 50 ms while it
+ * streams (the last state always).
+ */
+export interface AskTurnEvent {
+  type: "ask_turn";
+  turn: AskTurn;
+}
+/**
+ * One question and its answer (Markdown) so far; `error`: why the answer broke off (state "error").
+ */
+export interface AskTurn {
+  id: string;
+  question: string;
+  /**
+   * the cells selected when it was asked
+   */
+  cell_ids: string[];
+  answer: string;
+  state: "answering" | "done" | "stopped" | "error";
+  error: string | null;
+}
+/**
+ * The notebook's whole conversation: the reply to `get_conversation`, and to every tab (`ref` null)
+ * when it is cleared. Kept in the server's memory only, never in the notebook's file.
+ */
+export interface AskConversation {
+  type: "ask_conversation";
+  ref: string | null;
+  turns: AskTurn[];
+}
+/**
+ * A question that was not asked (to the asking tab only): no edit model chosen, or an empty question.
+ */
+export interface AskError {
+  type: "ask_error";
+  ref: string;
+  message: string;
+  reason: "no_model" | "empty";
 }
 /**
  * The kernel's comm messages, to every tab. `parent_msg_id`: the request that caused it ("" for the

@@ -4,6 +4,8 @@
 // them, constants and helpers.
 
 import type {
+  AskConversation,
+  AskError,
   Cell,
   CommDone,
   CommEvent,
@@ -46,7 +48,8 @@ export const MAX_ATTACHMENT_BASE64 = 4_000_000;
 export type ReceivedTexts = SharedTexts & { state?: Uint8Array };
 
 /** Replies that answer a request by its `ref`. */
-export type ReplyMessage = CompleteReply | InspectReply | CommInfoReply | VariablesMessage | DataPage | Pong | ErrorMessage;
+export type ReplyMessage = CompleteReply | InspectReply | CommInfoReply | VariablesMessage | DataPage | Pong | ErrorMessage
+  | AskConversation | AskError;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

@@ -8,6 +8,7 @@ import { toCodePoints, toUtf16 } from "../src/offsets";
 import { attachmentUrl } from "../src/markdown";
 import { joinText, pickMime } from "../src/outputs";
 import "./appearance.test";
+import "./ask.test";
 import "./disk-change.test";
 import "./editing.test";
 import "./export.test";

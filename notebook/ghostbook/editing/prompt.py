@@ -101,7 +101,7 @@ def build_messages(ctx: EditContext, count_tokens: Callable[[str], int], budget:
     system = SYSTEM_NEW if is_new_cell(ctx) else SYSTEM_CELL if whole else SYSTEM_SELECTION
     fixed = _request(ctx, source, start, end, whole)
     room = budget - count_tokens(system) - count_tokens(fixed)
-    kernel = _kernel(ctx.namespace_lines, count_tokens, int(max(room, 0) * KERNEL_SHARE))
+    kernel = kernel_section(ctx.namespace_lines, count_tokens, int(max(room, 0) * KERNEL_SHARE))
     room -= count_tokens(kernel) if kernel else 0
     above, below = cells_around(ctx.cells, ctx.index, count_tokens, room)
     parts = []
@@ -116,13 +116,14 @@ def build_messages(ctx: EditContext, count_tokens: Callable[[str], int], budget:
 
 
 def cells_around(cells: Sequence[CellText], index: int, count_tokens: Callable[[str], int],
-                 budget: int) -> tuple[str, str]:
+                 budget: int, below_share: float = BELOW_SHARE) -> tuple[str, str]:
     """The other cells' text above and below `cells[index]` (markdown as comments, cells apart by a
-    blank line, the nearest kept), within `budget` tokens: the completion's own fitting."""
+    blank line, the nearest kept), within `budget` tokens (the cells below get at most `below_share` of
+    it): the completion's own fitting."""
     if budget <= 0 or len(cells) < 2:
         return "", ""
     rest = [*cells[:index], CellText("code", ""), *cells[index + 1 :]]
-    context = ContextBuilder(count_tokens).build(rest, index, 0, budget, suffix_share=BELOW_SHARE)
+    context = ContextBuilder(count_tokens).build(rest, index, 0, budget, suffix_share=below_share)
     return context.prefix.strip("\n"), context.suffix.strip("\n")
 
 
@@ -167,7 +168,7 @@ def _new_cell_request(ctx: EditContext) -> str:
     return "\n\n".join(parts)
 
 
-def _kernel(lines: Sequence[str], count_tokens: Callable[[str], int], budget: int) -> str:
+def kernel_section(lines: Sequence[str], count_tokens: Callable[[str], int], budget: int) -> str:
     """The kernel's state section: whole lines, as many as fit `budget` tokens."""
     head = "Variables in the running kernel (live state):"
     shown: list[str] = []

@@ -345,6 +345,36 @@ class EditCancel(_Message):
     ref: str = Field(min_length=1, max_length=64)
 
 
+class AskQuestion(_Message):
+    """Ask the notebook (the Ask panel): `question` about the notebook, the cells of `cell_ids` (the tab's
+    selection: their code and errors go to the model) or the kernel's data. The answer streams to every tab
+    as `ask_turn`; a question while another is answered stops that one."""
+
+    type: Literal["ask_question"]
+    ref: str = Field(min_length=1, max_length=64)
+    question: str = Field(max_length=4000)
+    cell_ids: list[CellId] = Field(default_factory=list, max_length=10_000)
+
+
+class AskStop(_Message):
+    """Stop the answer of turn `turn_id` (the Stop button); what was written so far stays."""
+
+    type: Literal["ask_stop"]
+    turn_id: str = Field(min_length=1, max_length=64)
+
+
+class AskClear(_Message):
+    """New conversation: the notebook's conversation is forgotten (an answer being written stops)."""
+
+    type: Literal["ask_clear"]
+
+
+class GetConversation(_Message):
+    """The notebook's conversation so far (`ask_conversation`, answering `ref`)."""
+
+    type: Literal["get_conversation"]
+
+
 class InstallPackage(_Message):
     """Install the distribution `package` into the kernel's interpreter (the Install button on a cell's
     ModuleNotFoundError); progress goes to every tab as `install_progress` for `cell_id`."""
@@ -458,6 +488,10 @@ ClientMessage = Annotated[
     | CancelDownload
     | EditRequest
     | EditCancel
+    | AskQuestion
+    | AskStop
+    | AskClear
+    | GetConversation
     | InstallPackage
     | CommOpen
     | CommMsg

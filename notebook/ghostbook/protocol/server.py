@@ -381,6 +381,52 @@ class EditError(ServerEvent):
     reason: EditErrorReason
 
 
+# ---- Ask the notebook (asking/) ------------------------------------------------------------------
+
+
+AskTurnState = Literal["answering", "done", "stopped", "error"]
+
+
+class AskTurn(Shape):
+    """One question and its answer (Markdown) so far; `error`: why the answer broke off (state "error")."""
+
+    id: str
+    question: str
+    cell_ids: list[str] = Field(description="the cells selected when it was asked")
+    answer: str
+    state: AskTurnState
+    error: str | None
+
+
+class AskTurnEvent(ServerEvent):
+    """A turn of the notebook's conversation, new or grown: to every tab, at most every 50 ms while it
+    streams (the last state always)."""
+
+    type: Literal["ask_turn"] = "ask_turn"
+    turn: AskTurn
+
+
+class AskConversation(ServerEvent):
+    """The notebook's whole conversation: the reply to `get_conversation`, and to every tab (`ref` null)
+    when it is cleared. Kept in the server's memory only, never in the notebook's file."""
+
+    type: Literal["ask_conversation"] = "ask_conversation"
+    ref: str | None
+    turns: list[AskTurn]
+
+
+AskErrorReason = Literal["no_model", "empty"]
+
+
+class AskError(ServerEvent):
+    """A question that was not asked (to the asking tab only): no edit model chosen, or an empty question."""
+
+    type: Literal["ask_error"] = "ask_error"
+    ref: str
+    message: str
+    reason: AskErrorReason
+
+
 # ---- widgets (the Jupyter comm protocol) -------------------------------------------------------------
 
 
@@ -484,6 +530,9 @@ ServerMessage = Annotated[
     | TelemetryMessage
     | EditProposal
     | EditError
+    | AskTurnEvent
+    | AskConversation
+    | AskError
     | CommEvent
     | CommDone
     | CommInfoReply

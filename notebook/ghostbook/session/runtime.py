@@ -33,6 +33,7 @@ from ghostbook.session.state import NotebookData
 from ghostbook.session.variables import KernelVariables
 
 if TYPE_CHECKING:
+    from ghostbook.asking.service import AskService
     from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
     from ghostbook.completion.service import CompletionService
     from ghostbook.editing.service import EditService
@@ -98,6 +99,7 @@ class NotebookSession:
         self.closed = False
         self._completion: CompletionService | None = None  # created at the first completion message
         self._editing: EditService | None = None  # created at the first edit or settings message
+        self._asking: AskService | None = None  # the Ask panel's conversation: created at its first message
         self._namespace: KernelNamespace | None = None
         self.installer = PackageInstaller(self.broadcast)  # missing packages, one click
         self.collaboration = Collaboration(data.cells, self.broadcast)  # cell texts as a CRDT, presence
@@ -125,6 +127,8 @@ class NotebookSession:
             await self._completion.close()
         if self._editing is not None:
             await self._editing.close()
+        if self._asking is not None:
+            await self._asking.close()
         await self.autosaver.flush()
         if self.kernel is not None:
             await self.kernel.shutdown()
@@ -223,6 +227,8 @@ class NotebookSession:
                     await self.editing.handle(client.id, message)
             case p.EditRequest() | p.EditCancel():
                 await self.editing.handle(client.id, message)
+            case p.AskQuestion() | p.AskStop() | p.AskClear() | p.GetConversation():
+                await self.asking.handle(client.id, message)
             case p.CommInfoRequest():
                 await self._comm_info(client, message)
             case p.GetVariables() | p.UnwatchVariables() | p.GetDataPage():  # a sort may take seconds: the
@@ -330,6 +336,17 @@ class NotebookSession:
             self._editing = EditService(lambda: self.data.cells, self._send_to, self.broadcast, self._namespace,
                                         kernel=self._silent_runner)
         return self._editing
+
+    @property
+    def asking(self) -> AskService:
+        """The session's Ask the notebook service: the notebook's conversation with the edit model (kept here,
+        in memory, for every tab; never in the file). It reads the kernel's namespace as editing does."""
+        if self._asking is None:
+            from ghostbook.asking.service import AskService
+
+            _ = self.completion
+            self._asking = AskService(lambda: self.data.cells, self._send_to, self.broadcast, self._namespace)
+        return self._asking
 
     # ---- actions --------------------------------------------------------------------------------
 

@@ -1,0 +1,89 @@
+"""The edit model as Ask sees it: chat messages in, a free answer (Markdown) streamed out.
+
+The same models as Edit with AI (the `edit_model` setting, the edit registry), asked differently: no draft
+and no stop at a code block's end. In process (llama.cpp, transformers): the model's own chat template
+(`models.chat_template`) and plain greedy until the end of its turn (`decoding.edits.EditSearch` with no
+draft). On a server (`models.remote_chat`, openai: or llamacpp:): its streamed chat completions.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import threading
+from collections.abc import AsyncGenerator
+from typing import Protocol
+
+from ghostbook.decoding.edits import EditSearch
+from ghostbook.models.backend import Backend
+from ghostbook.models.chat_template import chat_prompt_ids
+from ghostbook.models.remote_chat import ChatServer
+
+Messages = list[dict[str, str]]
+
+
+class AskModel(Protocol):
+    name: str
+    context: int  # the model's context length in tokens
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def stream(self, messages: Messages, cancel: threading.Event, max_tokens: int) -> AsyncGenerator[str, None]:
+        """The answer's text, piece by piece; stops soon after `cancel` is set or the iteration is closed."""
+
+
+class InProcessAsk:
+    """A loaded backend (llama.cpp, transformers), greedy after its chat template."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.name = backend.info.name
+        self.context = backend.info.n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.backend.tokenize(text))
+
+    async def stream(self, messages: Messages, cancel: threading.Event, max_tokens: int) -> AsyncGenerator[str, None]:
+        ids = chat_prompt_ids(self.backend, messages)
+        room = self.context - len(ids) - 1
+        if room < 16:
+            raise RuntimeError(f"the prompt ({len(ids)} tokens) leaves no room in the model's context "
+                               f"({self.context} tokens)")
+        search = EditSearch((), min(max_tokens, room), speculative=False)
+        stop = threading.Event()  # the request's cancel, or the caller closing the stream
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        stream = self.backend.stream(ids, search, stop)
+        try:
+            async for token in stream:
+                if cancel.is_set():
+                    break
+                text = decoder.decode(token.piece)
+                if text:
+                    yield text
+        finally:
+            stop.set()
+            await stream.aclose()
+
+
+class ServerAsk:
+    """An openai: or llamacpp: server's chat completions."""
+
+    def __init__(self, server: ChatServer) -> None:
+        self.server = server
+        self.name = server.info.name
+        self.context = server.info.n_ctx
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 3 + 1  # the server's tokenizer is not at hand (as editing.models.ServerModel)
+
+    async def stream(self, messages: Messages, cancel: threading.Event, max_tokens: int) -> AsyncGenerator[str, None]:
+        async with contextlib.aclosing(self.server.stream_chat(messages, None, cancel, max_tokens)) as stream:
+            async for text in stream:
+                yield text
+
+
+def ask_model(loaded: object) -> AskModel:
+    """Ask's view of what the edit registry loaded."""
+    if isinstance(loaded, ChatServer):
+        return ServerAsk(loaded)
+    return InProcessAsk(loaded)  # type: ignore[arg-type]
