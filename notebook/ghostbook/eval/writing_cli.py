@@ -46,15 +46,17 @@ def run_writing(args: argparse.Namespace, tasks: Sequence[NotebookTask], title: 
     settings = dataclasses.replace(CompletionSettings(), beam_width=args.beam,
                                    notebook_candidates=args.candidates != "off")
     rows: list[dict[str, object]] = []
+    took: list[str] = []  # each completion phase's time
     for spec in args.models:
         model = spec if spec == "default" else str(Path(spec).expanduser().resolve())
         found: dict[str, list[bench.NotebookResult]] = {}
         for mode in modes:
-            writing = mode == "writing"
+            writing, began = mode == "writing", time.perf_counter()
             found[mode] = asyncio.run(bench.run_tasks(
                 [p.task for p in prepared] if writing else tasks, model, settings, progress=not args.quiet,
                 automatic=True, namespaces=[p.namespace for p in prepared] if writing else None,
                 desc=f"{mode}: completion"))
+            took.append(f"{mode} {time.perf_counter() - began:.0f} s")
             rows += [{"model": Path(spec).name, **row} for row in report.rows(mode, found[mode], clean, True)]
         if args.json:
             out = args.json.with_name(args.json.stem + f".writing-{Path(spec).name}.json")
@@ -68,5 +70,5 @@ def run_writing(args: argparse.Namespace, tasks: Sequence[NotebookTask], title: 
     print(format_table([r for r in rows if r["repository"] == "all"]))
     print("\nby repository (tasks whose cells above all ran):")
     print(format_table([r for r in rows if r["repository"] != "all"]))
-    print(f"\n{time.perf_counter() - start:.0f} s in all")
+    print(f"\n{time.perf_counter() - start:.0f} s in all (completion phases: {', '.join(took)})")
     return rows
