@@ -2,8 +2,9 @@
 
 Each task is asked of a `CompletionService` (the object the websocket's `suggest` messages reach)
 with the task's notebook as its cell list, so cross-cell context, token healing, decoding and filters
-are the editor's. No kernel runs: the prompt has no namespace summary. Requests are `forced` (as
-Ctrl+Space), so the gate's rule for empty cells does not hide the `cell` kind.
+are the editor's. No kernel runs here: the prompt has a namespace summary only where `namespaces` gives
+one. Requests are `forced` (as Ctrl+Space), so the gate's rule for empty cells does not hide the `cell`
+kind.
 
 `debounce` (the default) asks as a user meets it: the editor sends each edit at once and asks only
 after the user pauses (the debounce, 500 ms by default), and meanwhile the server reads the prompt at

@@ -3,7 +3,8 @@
 First the kernel phase (`eval.writing.prepare`: each notebook's cells run in a real kernel up to each
 task), then the completion phase through the editor's service (`eval.notebook_bench`), an automatic
 and a forced request at each cursor; `both` also asks the whole-notebook tasks (every cell, the rest of
-the cell) the same way, side by side. Prints the table of `eval.writing_report`.
+the cell) the same way, side by side. Prints the table of `eval.writing_report`. Requests always come
+after the debounce (`--debounce` does not apply); `--candidates off` turns the notebook candidates off.
 """
 
 from __future__ import annotations
