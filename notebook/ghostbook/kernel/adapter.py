@@ -243,11 +243,11 @@ class KernelAdapter:
             self._set_state("dead", msg)
             raise KernelStartError(msg) from exc
         self.display_name = spec.display_name
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL} if self._quiet else {}
         for attempt in range(START_ATTEMPTS):
             self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
             try:
-                await self._km.start_kernel(cwd=self._cwd, **({"stdout": subprocess.DEVNULL,
-                                                               "stderr": subprocess.DEVNULL} if self._quiet else {}))
+                await self._km.start_kernel(cwd=self._cwd, **quiet)  # (a restart launches it the same way)
                 await self._connect(FIRST_START_WAIT if attempt + 1 < START_ATTEMPTS else START_TIMEOUT)
                 return
             except Exception as exc:
