@@ -2,8 +2,9 @@
 
 Each task is asked of a `CompletionService` (the object the websocket's `suggest` messages reach)
 with the task's notebook as its cell list, so cross-cell context, token healing, decoding and filters
-are the editor's. No kernel runs: the prompt has no namespace summary. Requests are `forced` (as
-Ctrl+Space), so the gate's rule for empty cells does not hide the `cell` kind.
+are the editor's. No kernel runs here: the prompt has a namespace summary only where `namespaces` gives
+one. Requests are `forced` (as Ctrl+Space), so the gate's rule for empty cells does not hide the `cell`
+kind.
 
 `debounce` (the default) asks as a user meets it: the editor sends each edit at once and asks only
 after the user pauses (the debounce, 500 ms by default), and meanwhile the server reads the prompt at
@@ -11,6 +12,11 @@ the cursor (`CompletionService.edited`). So before each request the service gets
 keystroke as an edit and the benchmark waits until that reading is done (a user who typed the line
 paused for longer). Without it each request reads its own prompt (cold, as Ctrl+Space at once after a
 jump); latency is the request's either way.
+
+`automatic`: before the forced request, an automatic one at the same place (after the debounce, through
+the gate and the confidence threshold, as the editor asks when the user pauses); its cache entry is
+dropped before the forced request. `namespaces`: each task's kernel namespace summary (writing mode,
+`eval.writing`), which the service reads as it reads the live kernel's.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from tqdm import tqdm
 
@@ -41,6 +48,19 @@ class _Cell:
     id: str
     cell_type: str
     source: str
+
+
+@dataclass(frozen=True)
+class FixedNamespace:
+    """A kernel namespace summary taken earlier (`ContextProvider`): what the live kernel's would say."""
+
+    lines: tuple[str, ...]
+
+    def namespace_lines(self) -> list[str]:
+        return list(self.lines)
+
+    async def settled(self) -> None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -64,18 +84,25 @@ class NotebookResult:
     auto_empty: bool = True
     confidence: float | None = None
     features: dict[str, float] | None = None
+    first_ms: float | None = None  # to the first non-empty text (None: none came)
+    # the real automatic request (`automatic`): the text it showed (None: none was asked), when it came
+    shown_auto: str | None = None
+    auto_first_ms: float | None = None
+    auto_garbage: str | None = None
 
 
 def score(task: NotebookTask, text: str, ms: float, read: int = 0,
-          service: CompletionService | None = None) -> NotebookResult:
+          service: CompletionService | None = None, first_ms: float | None = None,
+          shown_auto: str | None = None, auto_first_ms: float | None = None) -> NotebookResult:
     """Exact match and character similarity of the first line (whitespace around it ignored); with the
     `service` that answered, its confidence and what it read."""
     first = text.split("\n", 1)[0].strip()
     want = task.expected.strip()
     cell = task.cells[task.index]
     line_before = cell[: task.cursor].rsplit("\n", 1)[-1]
-    garbage = garbage_reason(text, line_before, task.line_above, cell_before=cell[: task.cursor],
-                             cell_after=cell[task.cursor :])
+    garbage, auto_garbage = (garbage_reason(t, line_before, task.line_above, cell_before=cell[: task.cursor],
+                                            cell_after=cell[task.cursor :]) if t else None
+                             for t in (text, shown_auto))
     auto = service.last_first if service is not None else None
     auto_text = auto.text if auto is not None else text
     return NotebookResult(task.task_id, task.kind, want, first, first == want,
@@ -83,7 +110,8 @@ def score(task: NotebookTask, text: str, ms: float, read: int = 0,
                           garbage, ms, read, service is not None and service.last_searched_again,
                           skip_reason(cell, task.cursor, "auto"), auto_text.split("\n", 1)[0].strip() == want,
                           not auto_text.strip(), auto.confidence if auto is not None else None,
-                          auto.evidence.features() if auto is not None and auto.evidence is not None else None)
+                          auto.evidence.features() if auto is not None and auto.evidence is not None else None,
+                          first_ms, shown_auto, auto_first_ms, auto_garbage)
 
 
 def _ignore(message: p.ServerEvent) -> None:
@@ -94,9 +122,12 @@ class _Outbox:
     def __init__(self) -> None:
         self.done: dict[str, str] = {}
         self.errors: dict[str, str] = {}
+        self.first: dict[str, float] = {}  # when each request's first non-empty text came (perf_counter)
 
     def send(self, client: str, event: p.ServerEvent) -> None:
         message = event.model_dump()
+        if message.get("type") == "suggestion" and message.get("text"):
+            self.first.setdefault(str(message["ref"]), time.perf_counter())
         if message.get("type") == "suggestion" and message.get("done"):
             self.done[str(message["ref"])] = str(message["text"])
         elif message.get("type") == "suggestion_error":
@@ -105,9 +136,11 @@ class _Outbox:
 
 async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                     settings: CompletionSettings | None = None, progress: bool = True,
-                    registry: ModelRegistry | None = None, debounce: bool = True) -> list[NotebookResult]:
+                    registry: ModelRegistry | None = None, debounce: bool = True, automatic: bool = False,
+                    namespaces: Sequence[Sequence[str]] | None = None, desc: str = "eval notebook",
+                    ) -> list[NotebookResult]:
     """Ask the completion service for every task (`debounce`: after the edit's prompt reading, as the
-    editor's debounce lets it); raise if the model cannot load."""
+    editor's debounce lets it; `automatic`: an automatic request first); raise if the model cannot load."""
     settings = settings or CompletionSettings()
     own = registry is None
     registry = registry or ModelRegistry()
@@ -118,28 +151,40 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
             raise RuntimeError(f"cannot load model {model!r}: {registry.status.message}")
         results = []
         try:
-            for k, task in enumerate(tqdm(tasks, desc="eval notebook", unit="task", disable=not progress)):
+            for k, task in enumerate(tqdm(tasks, desc=desc, unit="task", disable=not progress)):
                 cells = [_Cell(f"c{i}", "code", src) for i, src in enumerate(task.cells)]
                 outbox = _Outbox()
-                service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, None,
+                provider = FixedNamespace(tuple(namespaces[k])) if namespaces is not None else None
+                service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, provider,
                                             registry, store)
-                ref = f"n{k}"
                 if debounce:
                     await _debounce(service, task)
-                start = time.perf_counter()
-                await service.suggest("eval", p.Suggest(type="suggest", ref=ref, cell_id=f"c{task.index}",
-                                                        cursor=task.cursor, trigger="forced"))
-                ms = (time.perf_counter() - start) * 1000
+                shown_auto, auto_first = None, None
+                if automatic:
+                    shown_auto, _, auto_first = await _ask(service, outbox, task, f"a{k}", "auto")
+                    service.cache.clear()  # the forced request searches for itself
+                text, ms, first = await _ask(service, outbox, task, f"n{k}", "forced")
                 await service.close()
-                if ref in outbox.errors:
-                    raise RuntimeError(f"{task.task_id}: {outbox.errors[ref]}")
                 gen = service.last_gen
-                results.append(score(task, outbox.done.get(ref, ""), ms,
-                                     gen.prompt_tokens - gen.reused_tokens if gen is not None else 0, service))
+                results.append(score(task, text, ms, gen.prompt_tokens - gen.reused_tokens if gen is not None else 0,
+                                     service, first, shown_auto, auto_first))
         finally:
             if own:
                 await registry.close()
     return results
+
+
+async def _ask(service: CompletionService, outbox: _Outbox, task: NotebookTask, ref: str,
+               trigger: Literal["auto", "forced"]) -> tuple[str, float, float | None]:
+    """One request at the task's cursor: its final text, its time and the time to its first text (ms)."""
+    start = time.perf_counter()
+    await service.suggest("eval", p.Suggest(type="suggest", ref=ref, cell_id=f"c{task.index}", cursor=task.cursor,
+                                            trigger=trigger))
+    ms = (time.perf_counter() - start) * 1000
+    if ref in outbox.errors:
+        raise RuntimeError(f"{task.task_id}: {outbox.errors[ref]}")
+    first = outbox.first.get(ref)
+    return outbox.done.get(ref, ""), ms, (first - start) * 1000 if first is not None else None
 
 
 async def _debounce(service: CompletionService, task: NotebookTask) -> None:

@@ -4,6 +4,8 @@
 [--debounce on|off|both] [--png PATH]`: the notebook tasks of a stored split through the editor's
 completion path (by default each request after the editor's debounce, the prompt read meanwhile;
 `--debounce off`: cold requests); prints a table (overall and per cursor kind) and writes a PNG.
+`--writing [on|both]`: the same tasks as the user writes them (`eval.writing_cli`): the cells above run
+in a kernel, nothing below the cursor; `both`: beside the whole-notebook tasks.
 `--tasks notebook single` adds the HumanEval table.
 The stored splits are built by `ghostbook train notebook-data build` (`training.notebooks`).
 """
@@ -40,6 +42,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="notebook tasks: on, each request after the editor's debounce (the edit sent, the "
                          "server read the prompt meanwhile: what a user meets); off, cold requests that read "
                          "their own prompt; both: off and on, side by side")
+    ap.add_argument("--writing", nargs="?", const="on", default="off", choices=["off", "on", "both"],
+                    help="notebook tasks as the user writes them: only the cells above (run in a real kernel "
+                         "first, its namespace in the prompt) and the cell up to the cursor; automatic and "
+                         "forced requests; both: beside the whole-notebook tasks")
+    ap.add_argument("--cell-timeout", type=float, default=20.0,
+                    help="writing mode: seconds a cell may run in the kernel before it is interrupted")
 
 
 def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str, object]]], str],
@@ -56,6 +64,11 @@ def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str
         tasks = tasks[:: args.stride]
     if args.limit:
         tasks = tasks[: args.limit]
+    if task_set == "notebook" and getattr(args, "writing", "off") != "off":
+        from ghostbook.eval.writing_cli import run_writing
+
+        return run_writing(args, tasks, f"notebook tasks ({args.split if args.notebooks is None else path})",
+                           format_table)
     onoff = {"on": [True], "off": [False], "both": [False, True]}
     switch = onoff[getattr(args, "candidates", "on")]
     debounces = onoff[getattr(args, "debounce", "on")]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import subprocess
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -54,8 +55,10 @@ class KernelAdapter:
         *,
         kernel_name: str = "python3",
         cwd: str | None = None,
+        quiet: bool = False,
     ) -> None:
         self._on_event = on_event
+        self._quiet = quiet  # the kernel process's own stdout and stderr go nowhere (benchmarks)
         self.kernel_name = kernel_name
         self.display_name = kernel_name
         self.state: KernelState = "starting"
@@ -240,10 +243,11 @@ class KernelAdapter:
             self._set_state("dead", msg)
             raise KernelStartError(msg) from exc
         self.display_name = spec.display_name
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL} if self._quiet else {}
         for attempt in range(START_ATTEMPTS):
             self._km = AsyncKernelManager(kernel_name=self.kernel_name, kernel_spec_manager=ksm)
             try:
-                await self._km.start_kernel(cwd=self._cwd)
+                await self._km.start_kernel(cwd=self._cwd, **quiet)  # (a restart launches it the same way)
                 await self._connect(FIRST_START_WAIT if attempt + 1 < START_ATTEMPTS else START_TIMEOUT)
                 return
             except Exception as exc:

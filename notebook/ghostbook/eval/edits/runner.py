@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 
 from tqdm import tqdm
 
-from ghostbook.eval.edits.kernel import TaskKernel
 from ghostbook.eval.edits.propose import Proposal, Proposer, TaskState
 from ghostbook.eval.edits.tasks import KINDS, EditTask
+from ghostbook.eval.kernel import TaskKernel
 
 # stage a task ended at: passed, or where it failed
 STAGES = ("passed", "skipped", "invalid", "no_proposal", "run", "check")
