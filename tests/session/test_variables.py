@@ -165,8 +165,8 @@ async def test_ten_million_rows_open_at_once_one_page_on_the_wire(session: Noteb
     took = time.perf_counter() - started
     print(f"\n10M rows: first page in {took * 1000:.0f} ms ({first['ms']} ms in the kernel), "
           f"{tab.sizes['p1']} bytes on the wire")
-    assert first["total"] == 10_000_000 and len(first["rows"]) == 50 and took < 0.9  # ~40 ms on a quiet machine
-    assert tab.sizes["p1"] < 5_000  # one page's rows, not the frame
+    assert first["total"] == 10_000_000 and len(first["rows"]) == 50
+    assert tab.sizes["p1"] < 5_000  # one page's rows, not the frame (its time is printed, not asserted)
     nxt = await ask(session, tab, p.GetDataPage(type="get_data_page", ref="p2", name="big", start=50, count=50))
     assert nxt["rows"][0][0] == "50"
     started = time.perf_counter()
@@ -187,7 +187,7 @@ async def test_ten_million_rows_open_at_once_one_page_on_the_wire(session: Noteb
     cached = time.perf_counter() - started
     print(f"10M rows sorted by x: first page {first_sorted * 1000:.0f} ms (found by argpartition), last page "
           f"{whole_sort * 1000:.0f} ms (the whole sort), the page before it {cached * 1000:.0f} ms (kept order)")
-    assert float(last["rows"][-1][1]) < 0.00001 and cached < 0.9
+    assert float(last["rows"][-1][1]) < 0.00001
 
 
 async def test_bench_2000_names_run_time_with_and_without_the_panel(session: NotebookSession) -> None:
