@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from .helpers import KERNEL_TIMEOUT, Server, cells, editor_text, open_notebook, output, wait_idle, write_notebook
 
@@ -162,6 +162,53 @@ def test_intellisense_enter_accepts_tab_does_not(server: Server, page: Page) -> 
     expect(inspect).to_contain_text("Return the number of items")
     page.keyboard.press("Escape")
     expect(inspect).to_be_hidden()
+
+
+def test_a_kernel_completion_answered_after_the_cell_was_left_shows_no_popup(server: Server, page: Page) -> None:
+    """`data.` typed, then another cell clicked before the kernel's completions arrive: the popup must not
+    open in the cell left behind (it would float there, out of reach of Esc)."""
+    write_notebook(server.root / "late.ipynb", [("code", "import os"), ("code", "")])
+    held: list[str | bytes] = []
+    routes: list[WebSocketRoute] = []
+    hold = {"on": True}
+
+    def holding_completions(ws: WebSocketRoute) -> None:
+        to_server = ws.connect_to_server()
+        routes.append(ws)
+
+        def from_server(message: str | bytes) -> None:
+            if hold["on"] and isinstance(message, str) and '"complete_reply"' in message:
+                held.append(message)
+            else:
+                ws.send(message)
+
+        to_server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r".*/ws\?path=.*"), holding_completions)
+    open_notebook(page, server.url("/notebooks/late.ipynb"))
+    wait_idle(page)
+    first, second = cells(page).nth(0), cells(page).nth(1)
+    first.get_by_test_id("run-cell").click()
+    expect(first.get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
+    second.get_by_test_id("cell-editor").locator(".cm-content").click()
+    page.keyboard.type("os.pa")
+    for _ in range(200):  # the kernel has answered; the answer is held back
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held
+    first.get_by_test_id("cell-editor").locator(".cm-content").click()  # the user moved on
+    hold["on"] = False
+    for message in held:
+        routes[0].send(message)
+    page.wait_for_timeout(300)
+    expect(page.get_by_test_id("completion-popup")).to_have_count(0)
+    expect(page.locator(".cm-tooltip-autocomplete")).to_have_count(0)
+    second.get_by_test_id("cell-editor").locator(".cm-content").click()  # back, and asking again works
+    page.keyboard.press("End")
+    page.keyboard.type("t")
+    expect(page.get_by_test_id("completion-popup")).to_be_visible()
+    assert not page.js_errors  # type: ignore[attr-defined]
 
 
 def test_escape_works_while_the_kernel_is_busy(server: Server, page: Page) -> None:

@@ -50,6 +50,8 @@ function kernelCompletionSource(context: EditorContext) {
       cursor: toCodePoints(text, cm.pos),
     });
     if (!reply || reply.type !== "complete_reply" || cm.aborted || !reply.matches.length) return null;
+    // the answer came after the user left the cell (ran it, clicked elsewhere): no popup in a cell not edited
+    if (cm.view && !cm.view.hasFocus) return null;
     const from = toUtf16(text, reply.cursor_start);
     const to = toUtf16(text, reply.cursor_end);
     const options: Completion[] = reply.matches.map((label, i) => {
