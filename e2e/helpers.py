@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, WebSocketRoute, expect
 
 KERNEL_TIMEOUT = 30_000
 TOKEN = "e2e-token"
@@ -130,3 +132,55 @@ def set_cell_source(page: Page, cell: Locator, text: str) -> None:
 
 def output(cell: Locator) -> Locator:
     return cell.get_by_test_id("cell-output")
+
+
+class HeldFrames:
+    """The notebook socket's frames from the server that `holds` picks are kept back (while `on`) until
+    `release`d, in order: a slow or late server as the page meets it. Route before the page opens."""
+
+    def __init__(self, page: Page, holds: Callable[[str | bytes], bool]) -> None:
+        self.page = page
+        self.holds = holds
+        self.on = True
+        self.held: list[str | bytes] = []
+        self.routes: list[WebSocketRoute] = []
+        page.route_web_socket(re.compile(r".*/ws\?path=.*"), self._connect)
+
+    def _connect(self, ws: WebSocketRoute) -> None:
+        to_server = ws.connect_to_server()
+        self.routes.append(ws)
+
+        def from_server(message: str | bytes) -> None:
+            if self.on and self.holds(message):
+                self.held.append(message)
+            else:
+                ws.send(message)
+
+        to_server.on_message(from_server)
+
+    def wait_for(self, count: int, seconds: float = 10.0) -> None:
+        """Until `count` frames are held (Playwright dispatches the socket's messages while the page waits)."""
+        deadline = time.monotonic() + seconds
+        while len(self.held) < count:
+            assert time.monotonic() < deadline, f"{len(self.held)} frames held, not {count}"
+            self.page.wait_for_timeout(20)
+
+    def release(self, count: int | None = None) -> None:
+        """Let the first `count` held frames (all by default) through to the page, in order."""
+        count = len(self.held) if count is None else count
+        for message in self.held[:count]:
+            self.routes[-1].send(message)
+        del self.held[:count]
+
+
+def smollm2_edit_settings() -> dict[str, object]:
+    """Completion off and the tests' real chat model (SmolLM2, `tests.chat_model`) as the edit model; the
+    test is skipped, saying why, where the package is not installed."""
+    import pytest
+
+    from tests.chat_model import MISSING, smollm2_path
+
+    path = smollm2_path()
+    if path is None:
+        pytest.skip(MISSING)
+    return {"enabled": False, "edit_model": str(path)}

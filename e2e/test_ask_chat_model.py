@@ -10,9 +10,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.chat_model import MISSING, smollm2_path
-
-from .helpers import KERNEL_TIMEOUT, Server, cells, open_notebook, output, wait_idle, write_notebook
+from .helpers import (
+    KERNEL_TIMEOUT,
+    Server,
+    cells,
+    open_notebook,
+    output,
+    smollm2_edit_settings,
+    wait_idle,
+    write_notebook,
+)
 from .test_ask import answered, ask, open_ask
 
 NOTEBOOK = [
@@ -24,10 +31,7 @@ NOTEBOOK = [
 
 @pytest.fixture
 def completion_settings() -> dict[str, object]:
-    path = smollm2_path()
-    if path is None:
-        pytest.skip(MISSING)
-    return {"enabled": False, "edit_model": str(path)}
+    return smollm2_edit_settings()
 
 
 def test_smollm2_says_what_the_notebook_does(server: Server, page: Page) -> None:

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.chat_model import MISSING, smollm2_path
-
-from .helpers import Server, cells, open_notebook, wait_idle, write_notebook
+from .helpers import Server, cells, open_notebook, smollm2_edit_settings, wait_idle, write_notebook
 from .test_edit_ai import ask, cell_text, open_cell, review_done
 from .test_reconnect import wait_saved
 
@@ -22,10 +20,7 @@ LOOP = "squares = []\nfor n in range(5):\n    squares.append(n * n)\nprint(squar
 
 @pytest.fixture
 def completion_settings() -> dict[str, object]:
-    path = smollm2_path()
-    if path is None:
-        pytest.skip(MISSING)
-    return {"enabled": False, "edit_model": str(path)}
+    return smollm2_edit_settings()
 
 
 def review_text(page: Page) -> str:

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import Page, expect
 
-from .helpers import KERNEL_TIMEOUT, Server, cells, editor_text, open_notebook, output, wait_idle, write_notebook
+from .helpers import (
+    KERNEL_TIMEOUT,
+    HeldFrames,
+    Server,
+    cells,
+    editor_text,
+    open_notebook,
+    output,
+    wait_idle,
+    write_notebook,
+)
 
 SELECTED = re.compile(r"\bselected\b")
 EDITING = re.compile(r"\bediting\b")
@@ -168,23 +178,7 @@ def test_a_kernel_completion_answered_after_the_cell_was_left_shows_no_popup(ser
     """`data.` typed, then another cell clicked before the kernel's completions arrive: the popup must not
     open in the cell left behind (it would float there, out of reach of Esc)."""
     write_notebook(server.root / "late.ipynb", [("code", "import os"), ("code", "")])
-    held: list[str | bytes] = []
-    routes: list[WebSocketRoute] = []
-    hold = {"on": True}
-
-    def holding_completions(ws: WebSocketRoute) -> None:
-        to_server = ws.connect_to_server()
-        routes.append(ws)
-
-        def from_server(message: str | bytes) -> None:
-            if hold["on"] and isinstance(message, str) and '"complete_reply"' in message:
-                held.append(message)
-            else:
-                ws.send(message)
-
-        to_server.on_message(from_server)
-
-    page.route_web_socket(re.compile(r".*/ws\?path=.*"), holding_completions)
+    replies = HeldFrames(page, lambda message: isinstance(message, str) and '"complete_reply"' in message)
     open_notebook(page, server.url("/notebooks/late.ipynb"))
     wait_idle(page)
     first, second = cells(page).nth(0), cells(page).nth(1)
@@ -192,15 +186,10 @@ def test_a_kernel_completion_answered_after_the_cell_was_left_shows_no_popup(ser
     expect(first.get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
     second.get_by_test_id("cell-editor").locator(".cm-content").click()
     page.keyboard.type("os.pa")
-    for _ in range(200):  # the kernel has answered; the answer is held back
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held
+    replies.wait_for(1)  # the kernel has answered; the answer is held back
     first.get_by_test_id("cell-editor").locator(".cm-content").click()  # the user moved on
-    hold["on"] = False
-    for message in held:
-        routes[0].send(message)
+    replies.on = False
+    replies.release()
     page.wait_for_timeout(300)
     expect(page.get_by_test_id("completion-popup")).to_have_count(0)
     expect(page.locator(".cm-tooltip-autocomplete")).to_have_count(0)

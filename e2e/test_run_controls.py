@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Locator, Page, WebSocketRoute, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
-from .helpers import KERNEL_TIMEOUT, Server, cells, open_notebook, output, wait_idle, write_notebook
+from .helpers import KERNEL_TIMEOUT, HeldFrames, Server, cells, open_notebook, output, wait_idle, write_notebook
 
 HIDDEN = re.compile(r"\boutputs-hidden\b")
 TIMING = re.compile(r"^(\d+ ms|\d+(\.\d)? s|\d+ min \d+ s), \d\d:\d\d$")
@@ -186,60 +186,33 @@ def test_a_late_echo_of_an_earlier_toggle_does_not_undo_the_last(server: Server,
     nor undo what Shift+O did when the other echoes follow."""
     path = server.root / "late.ipynb"
     write_notebook(path, [("code", "print('first')"), ("code", "print('second')")])
-    held: list[str | bytes] = []
-    routes: list[WebSocketRoute] = []
-
-    def holding_echoes(ws: WebSocketRoute) -> None:
-        to_server = ws.connect_to_server()
-        routes.append(ws)
-
-        def from_server(message: str | bytes) -> None:
-            if isinstance(message, str) and '"cell_metadata_set"' in message:
-                held.append(message)
-            else:
-                ws.send(message)
-
-        to_server.on_message(from_server)
-
-    page.route_web_socket(re.compile(r".*/ws\?path=.*"), holding_echoes)
+    echoes = HeldFrames(page, lambda message: isinstance(message, str) and '"cell_metadata_set"' in message)
     open_notebook(page, server.url("/notebooks/late.ipynb"))
     wait_idle(page)
     first, second = cells(page).nth(0), cells(page).nth(1)
     page.get_by_test_id("run-all").click()
     expect(output(second)).to_have_text("second", timeout=KERNEL_TIMEOUT)
     page.wait_for_timeout(300)  # the runs' timing metadata arrives (held too) ...
-    for message in held:  # ... and is let through
-        routes[0].send(message)
-    held.clear()
+    echoes.release()  # ... and is let through
 
     select(second)
     page.keyboard.press("o")  # hide
     page.keyboard.press("o")  # show
     expect(second).not_to_have_class(HIDDEN)
-    _wait_for(page, lambda: len(held) == 2)
-    routes[0].send(held.pop(0))  # the echo of the first o, late
+    echoes.wait_for(2)
+    echoes.release(1)  # the echo of the first o, late
     page.wait_for_timeout(100)
     expect(second).not_to_have_class(HIDDEN)
     page.keyboard.press("Shift+O")  # all hidden
     expect(first).to_have_class(HIDDEN)
     expect(second).to_have_class(HIDDEN)
-    _wait_for(page, lambda: len(held) == 3)  # the second o's echo, then Shift+O's two
-    for message in held:
-        routes[0].send(message)
-    held.clear()
+    echoes.wait_for(3)  # the second o's echo, then Shift+O's two
+    echoes.release()
     page.wait_for_timeout(200)
     expect(first).to_have_class(HIDDEN)
     expect(second).to_have_class(HIDDEN)
     saved = saved_cells(page, path, lambda c: all(x["metadata"].get("collapsed") for x in c))
     assert [x["metadata"]["jupyter"]["outputs_hidden"] for x in saved] == [True, True]
-
-
-def _wait_for(page: Page, condition: Any, seconds: float = 10.0) -> None:
-    """Wait for `condition` while Playwright dispatches the socket's messages (a page wait lets it)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        page.wait_for_timeout(20)
 
 
 def test_elapsed_time_after_a_run_and_after_reopening(server: Server, context: BrowserContext, page: Page) -> None:
