@@ -8,13 +8,13 @@ draft). On a server (`models.remote_chat`, openai: or llamacpp:): its streamed c
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import threading
 from collections.abc import AsyncGenerator
 from typing import Protocol
 
 from ghostbook.decoding.edits import EditSearch
+from ghostbook.editing.models import decoded_text
 from ghostbook.models.backend import Backend
 from ghostbook.models.chat_template import chat_prompt_ids
 from ghostbook.models.remote_chat import ChatServer
@@ -50,19 +50,9 @@ class InProcessAsk:
             raise RuntimeError(f"the prompt ({len(ids)} tokens) leaves no room in the model's context "
                                f"({self.context} tokens)")
         search = EditSearch((), min(max_tokens, room), speculative=False)
-        stop = threading.Event()  # the request's cancel, or the caller closing the stream
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        stream = self.backend.stream(ids, search, stop)
-        try:
-            async for token in stream:
-                if cancel.is_set():
-                    break
-                text = decoder.decode(token.piece)
-                if text:
-                    yield text
-        finally:
-            stop.set()
-            await stream.aclose()
+        async with contextlib.aclosing(decoded_text(self.backend, ids, search, cancel)) as pieces:
+            async for text in pieces:
+                yield text
 
 
 class ServerAsk:

@@ -43,6 +43,25 @@ class EditModel(Protocol):
         """The last answer's `calls` (model evaluations), `tokens` and whether it was `speculative`."""
 
 
+async def decoded_text(backend: Backend, ids: list[int], search: EditSearch,
+                       cancel: threading.Event) -> AsyncGenerator[str, None]:
+    """`backend`'s tokens after `ids` under `search` as UTF-8 text, piece by piece; stops soon after
+    `cancel` is set or the iteration is closed (the decoding thread is told to stop, the stream closed)."""
+    stop = threading.Event()
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    stream = backend.stream(ids, search, stop)
+    try:
+        async for token in stream:
+            if cancel.is_set():
+                break
+            text = decoder.decode(token.piece)
+            if text:
+                yield text
+    finally:
+        stop.set()
+        await stream.aclose()
+
+
 class InProcessModel:
     """A loaded backend; `speculative`: the draft is checked in long runs (the same tokens as greedy)."""
 
@@ -65,20 +84,10 @@ class InProcessModel:
             raise RuntimeError(f"the prompt ({len(answer.ids)} tokens) leaves no room in the model's context "
                                f"({self.backend.info.n_ctx} tokens)")
         search = self._search = answer.search(min(max_tokens, room), self.speculative)
-        stop = threading.Event()  # the request's cancel, or the caller closing the stream
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        stream = self.backend.stream(answer.ids, search, stop)
-        try:
-            yield answer.opening
-            async for token in stream:
-                if cancel.is_set():
-                    break
-                text = decoder.decode(token.piece)
-                if text:
-                    yield text
-        finally:
-            stop.set()
-            await stream.aclose()
+        yield answer.opening
+        async with contextlib.aclosing(decoded_text(self.backend, answer.ids, search, cancel)) as pieces:
+            async for text in pieces:
+                yield text
 
     def stats(self) -> dict[str, Any]:
         search = self._search
