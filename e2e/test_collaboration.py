@@ -44,12 +44,13 @@ FOCUSED_CELL_JS = """() => {
   const active = document.activeElement;
   return active?.classList.contains('cm-content') ? active.closest('[data-testid=cell]')?.dataset.cellId ?? null : null;
 }"""
-# The focused cell and how many characters other than whitespace its text has in this tab.
+# The focused cell, how many characters other than whitespace its text has in this tab, and the text selected.
 FOCUSED_LENGTH_JS = """() => {
   const active = document.activeElement;
-  if (!active?.classList.contains('cm-content')) return [null, 0];
+  if (!active?.classList.contains('cm-content')) return [null, 0, ''];
   const text = [...active.querySelectorAll('.cm-line')].map((line) => line.textContent).join('');
-  return [active.closest('[data-testid=cell]')?.dataset.cellId ?? null, text.replace(/\\s/g, '').length];
+  return [active.closest('[data-testid=cell]')?.dataset.cellId ?? null, text.replace(/\\s/g, '').length,
+          document.getSelection()?.toString() ?? ''];
 }"""
 
 NewTab = Callable[..., Page]
@@ -253,7 +254,8 @@ class Typist:
             marker = f"<{self.name}{self.count}>"
             self.typed.setdefault(self.cell_id, []).append(marker[1:-1])
             self.pending = ("\n" if self.rng.random() < 0.08 else "") + marker
-        focused, length = self.page.evaluate(FOCUSED_LENGTH_JS)
+        focused, length, selected = self.page.evaluate(FOCUSED_LENGTH_JS)
+        assert not selected, f"tab {self.name} would type over a selection, {selected!r}; before: {list(RECENT)}"
         assert focused == self.cell_id, (f"tab {self.name} typing in {self.cell_id} lost its focus (now: {focused}); "
                                          f"before: {list(RECENT)}")
         size = self.rng.randint(1, len(self.pending))
@@ -401,6 +403,40 @@ def test_alternating_keys_from_two_tabs_are_all_kept(server: Server, new_tab: Ne
         b.keyboard.type("b")
     [(_, text)] = wait_converged([a, b], server, "ab.ipynb")
     assert Counter(text) == Counter({"a": 20, "b": 20}), text
+
+
+# The viewport point in the middle of the character at `offset` of a cell's first line.
+CHAR_AT_JS = """([cellId, offset]) => {
+  const line = document.querySelector(`[data-testid=cell][data-cell-id="${cellId}"] .cm-line`);
+  const range = document.createRange();
+  range.setStart(line.firstChild, offset);
+  range.setEnd(line.firstChild, offset + 1);
+  const box = range.getBoundingClientRect();
+  return [box.left + 1, box.top + box.height / 2];
+}"""
+
+
+def test_a_click_while_another_tab_types_before_it_is_a_caret_not_a_selection(
+        server: Server, new_tab: NewTab) -> None:
+    """B types at the start of the line while A's mouse button is down further on: A's click still puts
+    the caret where it landed in the text, and A's next key goes there. (On any move of the pointer,
+    CodeMirror's click read its end from the pointer after B's text had moved the characters under it,
+    so A selected B's new text and typed over it: the chaos test's lost markers.)"""
+    write_notebook(server.root / "click.ipynb", [("code", "hello world")])
+    url = server.url("/notebooks/click.ipynb")
+    a, b = new_tab(url, "Ann"), new_tab(url, "Bob")
+    x, y = a.evaluate(CHAR_AT_JS, ["cell0", 6])  # on the "w" of "world"
+    a.mouse.move(x, y)
+    a.mouse.down()
+    content(cell_by_id(b, "cell0")).click()
+    b.keyboard.press("Home")
+    b.keyboard.type("XYZ ")
+    expect(content(cell_by_id(a, "cell0"))).to_have_text("XYZ hello world")
+    a.mouse.move(x + 1, y)  # a hand is never quite still (and Chromium sends a move when the layout shifts)
+    a.mouse.up()
+    assert a.evaluate("() => document.getSelection().toString()") == ""
+    a.keyboard.type("!")
+    assert dict(wait_converged([a, b], server, "click.ipynb"))["cell0"] == "XYZ hello !world"
 
 
 def test_typing_goes_on_while_another_tab_reorders_cells(server: Server, new_tab: NewTab) -> None:

@@ -31,6 +31,7 @@ import type { Awareness } from "y-protocols/awareness";
 import * as Y from "yjs";
 import { editorAppearance } from "./appearance/editor-theme";
 import { remoteCursors } from "./collab/remote-cursors";
+import { steadyClick } from "./collab/steady-click";
 import type { Connection } from "./connection";
 import { markdownLists } from "./markdown-lists";
 import type { CellType } from "./protocol";
@@ -151,6 +152,7 @@ export class CellEditor {
       ownUndoSteps(this.undo),
       yCollab(shared.text, null, { undoManager: this.undo }), // its cursors show names as text: ours do not
       remoteCursors(shared.text, shared.awareness),
+      steadyClick(), // a click is a caret even when another tab types before it during the press
       keymap.of(yUndoManagerKeymap),
       drawSelection(),
       dropCursor(),
