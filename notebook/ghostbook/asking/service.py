@@ -22,6 +22,7 @@ from ghostbook import protocol as p
 from ghostbook.asking import prompt
 from ghostbook.asking.conversation import Conversation, Turn
 from ghostbook.asking.models import AskModel, ask_model
+from ghostbook.asking.plan import parse_plan
 from ghostbook.asking.repeats import loop_start
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Send
@@ -134,6 +135,7 @@ class AskService:
                         self._publish(turn)
                         last_sent = time.monotonic()
             if turn.answering:
+                turn.plan = parse_plan(turn.answer, [cell.id for cell in self._cells()])
                 turn.state = "done"
         except asyncio.CancelledError:
             raise
@@ -156,7 +158,8 @@ class AskService:
             if error is not None:
                 errors[index] = error.text()
         return prompt.AskContext(
-            cells=[CellText(cell.cell_type, cell.source) for cell in cells], question=turn.question,
+            cells=[CellText(cell.cell_type, cell.source) for cell in cells], ids=[cell.id for cell in cells],
+            question=turn.question,
             selected=selected, errors=errors,
             namespace_lines=self._provider.namespace_lines() if self._provider is not None else [],
             history=[(t.question, t.answer) for t in self.conversation.before(turn)])
