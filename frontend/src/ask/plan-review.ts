@@ -42,8 +42,8 @@ class ChangeReview {
     this.anchor = anchor;
     this.slot = change.kind !== "insert" ? "in" : change.cell_id === null ? "above" : "below";
     this.view = new ReviewView({ accept: keep, reject: drop, userEdit: () => undefined }, {
-      accept: ["Keep", "change-keep", "Apply this cell's change as reviewed (Ctrl+Enter)"],
-      reject: ["Drop", "change-drop", "Drop this cell's change: the cell stays as it is (Esc)"],
+      accept: ["Keep cell", "change-keep", "Apply this cell's change as reviewed (Ctrl+Enter)"],
+      reject: ["Drop cell", "change-drop", "Drop this cell's change: the cell stays as it is (Esc)"],
     });
     const title = change.kind === "modify" ? "Proposed change to this cell" : change.kind === "delete"
       ? "Proposed: delete this cell" : change.cell_id === null ? "Proposed new cell at the top" : "Proposed new cell below";
@@ -139,10 +139,15 @@ export class PlanReview {
       return;
     }
     if (message.type === "cells_deleted" || message.type === "cells_replaced" || message.type === "snapshot") {
-      const gone = this.reviews.filter((review) => this.host.cellSource(review.anchor) === null);
-      for (const review of gone) this.remove(review);
-      if (gone.length && !ours) this.onChange("A reviewed cell was deleted in another tab: its change was dropped.");
+      queueMicrotask(() => this.dropGone(ours)); // once the page has taken the message (its cells are gone)
     }
+  }
+
+  /** Drop the reviews whose cell is gone. */
+  private dropGone(ours: boolean): void {
+    const gone = this.reviews.filter((review) => this.host.cellSource(review.anchor) === null);
+    for (const review of gone) this.remove(review);
+    if (gone.length && !ours) this.onChange("A reviewed cell was deleted in another tab: its change was dropped.");
   }
 
   private apply(reviews: ChangeReview[]): void {
