@@ -38,7 +38,8 @@ def test_modify_insert_and_delete_are_one_step_that_one_undo_takes_back() -> Non
 
 def test_undo_after_another_tab_deleted_a_changed_cell_restores_the_rest() -> None:
     data = notebook("a = 1", "b = 2")
-    client(data, {"type": "apply_cell_changes", "changes": [change("modify", "c0", "a = 2"), change("modify", "c1", "b = 3")]})
+    client(data, {"type": "apply_cell_changes",
+                  "changes": [change("modify", "c0", "a = 2"), change("modify", "c1", "b = 3")]})
     client(data, {"type": "delete_cells", "cell_ids": ["c1"]}, origin="tab2")
     data.undo.pop()  # (c1 stays deleted: undo the changes alone)
     client(data, {"type": "restore_deleted"})

@@ -25,8 +25,8 @@ ChangeKind = Literal["modify", "insert", "delete"]
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 _ID = r"[`'\"*_]*(?P<id>[A-Za-z0-9_-]+?)[`'\"*_]*"
 _TOP = re.compile(r"\b(?:new|insert|add)\b.*\b(?:at\s+the\s+(?:top|start|beginning)|first)\b", re.I)
-_INSERT = re.compile(rf"\b(?:new|insert|add)\b.*?\b(?P<where>after|below|before|above)\s+(?:the\s+)?(?:cell\s+)?{_ID}\s*$",
-                     re.I)
+_INSERT = re.compile(
+    rf"\b(?:new|insert|add)\b.*?\b(?P<where>after|below|before|above)\s+(?:the\s+)?(?:cell\s+)?{_ID}\s*$", re.I)
 _DELETE = re.compile(rf"^(?:delete|remove|drop)\s+(?:the\s+)?(?:cell\s+)?{_ID}\s*\.?$", re.I)
 _MODIFY = re.compile(rf"^(?:(?:replace|modify|change|update|rewrite|edit)\s+)?(?:the\s+)?cell\s+{_ID}"
                      rf"(?:\s*\((?:[^)]*)\))?\s*$", re.I)

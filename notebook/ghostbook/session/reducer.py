@@ -12,9 +12,8 @@ from typing import Any
 from ghostbook import protocol as p
 from ghostbook.kernel import events as k
 from ghostbook.session import actions as a
-from ghostbook.session import cell_changes
+from ghostbook.session import cell_changes, structure
 from ghostbook.session import cell_metadata as meta
-from ghostbook.session import structure
 from ghostbook.session import widgets as w
 from ghostbook.session.ops import (
     ExecutionFailedToSend,
@@ -145,8 +144,9 @@ def _structure(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.
                 return structure.split_cell(data, origin, msg)
             case p.ApplyCellChanges():
                 return cell_changes.apply_changes(data, origin, msg)
-        if data.undo and isinstance(data.undo[-1], Changed):
-            return [*cell_changes.undo_changes(data, origin, data.undo.pop()), a.DocumentChanged()]
+        if data.undo and isinstance(step := data.undo[-1], Changed):
+            data.undo.pop()
+            return [*cell_changes.undo_changes(data, origin, step), a.DocumentChanged()]
         return structure.undo(data, origin)
     except ValueError as exc:
         raise OperationError(str(exc)) from None
