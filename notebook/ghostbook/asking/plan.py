@@ -56,6 +56,15 @@ class _Marker:
     token: str | None  # the cell as the answer named it (an id or a number); None: the top
 
 
+def unchanged_answer(cells: Sequence[tuple[str, str]]) -> str:
+    """The draft an answer is decoded against (speculative edits, `decoding.edits`): every (id, source) code
+    cell as a change that keeps it, in the asked-for form, its block opening with the `# cell <id>` line the
+    prompt shows. Where the answer writes either marker, the drafter anchors there and drafts that cell's
+    original code, as Edit with AI drafts its cell."""
+    return "".join(f"Cell {cell_id}:\n```python\n# cell {cell_id}\n{source.strip(chr(10))}\n```\n\n"
+                   for cell_id, source in cells)
+
+
 def parse_plan(answer: str, cell_ids: Sequence[str]) -> Plan:
     """The changes `answer` proposes to the notebook whose cells are `cell_ids` (in order)."""
     plan = Plan()
