@@ -102,7 +102,7 @@ def test_ask_streams_markdown_inserts_its_code_below_and_is_kept_for_every_tab_b
     # what the model was asked: the selected cell, the notebook's cells, the question last
     asked = chat.requests[-1]["messages"]
     assert asked[0]["role"] == "system" and "Markdown" in asked[0]["content"]
-    assert "The selected cell (1 of 2):\n```python\nimport math\nradius = 2\n```" in asked[-1]["content"]
+    assert "The selected cell (1 of 2):\n```python\n# cell cell0\nimport math\nradius = 2\n```" in asked[-1]["content"]
     assert "print('the end')" in asked[-1]["content"]
     assert asked[-1]["content"].endswith(f"Question: {QUESTION}")
 

@@ -73,6 +73,13 @@ export class CellView {
   private stdinPending = false;
   /** Edit with AI: the prompt under the cell and the review of a proposal (editing/). */
   private readonly editing: EditSession;
+  /** Where an Ask answer's changes are reviewed (ask/plan-review.ts): a new cell above or below this one,
+   * a change of this one in its place. */
+  readonly planSlots = {
+    above: el("div", { class: "cell-plan-slot" }),
+    in: el("div", { class: "cell-plan-slot" }),
+    below: el("div", { class: "cell-plan-slot" }),
+  };
   /** Missing packages: the Install button on a ModuleNotFoundError and the installer's progress. */
   private readonly installs: InstallPanel;
   type: CellType;
@@ -127,7 +134,8 @@ export class CellView {
       button(icon("trash"), "delete-cell", "Delete cell (d d)", () => host.deleteCells([id]), "icon-button danger"),
     );
     const editArea = el("div", { class: "cell-edit-ai" });
-    const main = el("div", { class: "cell-main" }, tools, sourceBar, this.editorHost, editArea, this.rendered, panelHost, this.timing, outputsBar, this.outputArea);
+    const main = el("div", { class: "cell-main" }, this.planSlots.above, tools, sourceBar, this.editorHost, editArea,
+      this.planSlots.in, this.rendered, panelHost, this.timing, outputsBar, this.outputArea, this.planSlots.below);
     this.element = el(
       "div",
       { class: "cell", testid: "cell", "data-cell-id": id },

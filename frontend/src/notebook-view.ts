@@ -85,6 +85,12 @@ export class NotebookView implements CellHost {
     attachAsk(this.connection, { // before the toolbar: its Ask button finds the panel
       selectedIds: () => this.selectedCells(),
       cellNumber: (id) => this.state.indexOf(id) + 1,
+      clientId: () => this.state.clientId,
+      cellSource: (id) => (this.state.indexOf(id) === -1 ? null : (this.views.get(id)?.editor.source ?? null)),
+      firstCell: () => this.state.cells[0]?.id ?? null,
+      slot: (id, where) => this.views.get(id)?.planSlots[where] ?? null,
+      selectCell: (id) => this.select(id, "command"),
+      send: (message) => this.connection.send(message),
       insertBelow: (source) => {
         const below = Math.max(-1, ...this.selectedCells().map((id) => this.state.indexOf(id)));
         this.insertAt(below === -1 ? this.state.cells.length : below + 1, "code", "command", source);

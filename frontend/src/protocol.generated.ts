@@ -16,6 +16,7 @@ export type ClientMessage =
   | TextUpdate
   | Presence
   | ReplaceSources
+  | ApplyCellChanges
   | SetCellType
   | SetCellMetadata
   | AddAttachment
@@ -265,6 +266,31 @@ export interface ReplaceSources {
 export interface SourceChange {
   cell_id: string;
   source: string;
+}
+/**
+ * Changes to several cells (an Ask answer's, as reviewed): applied whole or not at all, as one
+ * undoable step (`z`).
+ */
+export interface ApplyCellChanges {
+  ref?: string | null;
+  type: "apply_cell_changes";
+  /**
+   * @minItems 1
+   * @maxItems 1000
+   */
+  changes: CellChange[];
+}
+/**
+ * One change of `apply_cell_changes`: `modify` sets cell `cell_id`'s source; `insert` adds a code cell
+ * after cell `after` (None: at the top); `delete` removes cell `cell_id`. `expected`: the cell's source
+ * the change was reviewed against (a cell changed since is refused).
+ */
+export interface CellChange {
+  kind: "modify" | "insert" | "delete";
+  cell_id?: string | null;
+  after?: string | null;
+  source?: string;
+  expected?: string | null;
 }
 export interface SetCellType {
   ref?: string | null;
@@ -1312,6 +1338,23 @@ export interface AskTurn {
   answer: string;
   state: "answering" | "done" | "stopped" | "error";
   error: string | null;
+  /**
+   * the changes to the notebook the finished answer proposes
+   */
+  changes: PlannedChange[];
+  /**
+   * what of the answer's changes was not understood
+   */
+  notes: string[];
+}
+/**
+ * A change an answer proposes (`asking.plan`): `modify` cell `cell_id` to `source`, `insert` a code
+ * cell with `source` after cell `cell_id` (None: at the top), `delete` cell `cell_id`.
+ */
+export interface PlannedChange {
+  kind: "modify" | "insert" | "delete";
+  cell_id: string | null;
+  source: string;
 }
 /**
  * The notebook's whole conversation: the reply to `get_conversation`, and to every tab (`ref` null)

@@ -7,7 +7,7 @@ import { blockCode, cellsLabel, Conversation } from "../src/ask/conversation";
 import type { AskTurn } from "../src/protocol";
 
 function turn(id: string, answer: string, state: AskTurn["state"] = "answering"): AskTurn {
-  return { id, question: `q ${id}`, cell_ids: [], answer, state, error: null };
+  return { id, question: `q ${id}`, cell_ids: [], answer, state, error: null, changes: [], notes: [] };
 }
 
 test("a conversation adds turns, grows them in place and takes the server's whole conversation", () => {

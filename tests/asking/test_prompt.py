@@ -50,12 +50,13 @@ def test_without_a_selection_the_whole_notebook_is_shown() -> None:
 def test_the_budget_keeps_the_cells_nearest_the_selection_and_always_the_question() -> None:
     cells = [CellText("code", f"far_{i} = " + " + ".join(["1"] * 30)) for i in range(20)]
     cells[10] = CellText("code", "chosen = 1")
-    messages = build_messages(AskContext(cells, "explain", selected=[10]), words, 250)
+    budget = 190 + words(SYSTEM)  # the question, the selected cell and a few cells around it
+    messages = build_messages(AskContext(cells, "explain", selected=[10]), words, budget)
     user = messages[-1]["content"]
     assert "chosen = 1" in user and user.endswith("Question: explain")
     assert "far_9 =" in user and "far_11 =" in user  # the neighbours
     assert "far_0 =" not in user and "far_19 =" not in user  # too far for the budget
-    assert sum(words(m["content"]) for m in messages) <= 250 + 10
+    assert sum(words(m["content"]) for m in messages) <= budget + 10
 
 
 def test_earlier_turns_go_in_oldest_dropped_first() -> None:
@@ -79,3 +80,13 @@ def test_earlier_turns_keep_whole_turns_within_their_budget() -> None:
     assert earlier_turns(history, words, 4) == [{"role": "user", "content": "b?"},
                                                 {"role": "assistant", "content": "three four five"}]
     assert earlier_turns(history, words, 3) == []
+
+
+def test_each_cell_opens_with_its_id_and_the_system_message_asks_for_changes_by_id() -> None:
+    cells = [CellText("markdown", "# Sales"), CellText("code", LOAD), CellText("code", BROKEN), CellText("code", AFTER)]
+    ctx = AskContext(cells, "fix it", ids=["md1", "load1", "broken1", "after1"], selected=[2])
+    messages = build_messages(ctx, words, 2000)
+    user = messages[1]["content"]
+    assert "# cell md1\n# # Sales" in user and "# cell load1\nimport pandas" in user and "# cell after1\nprint" in user
+    assert f"The selected cell (3 of 4):\n```python\n# cell broken1\n{BROKEN}\n```" in user
+    assert "`Cell <id>:`" in messages[0]["content"] and "`New cell after <id>:`" in messages[0]["content"]

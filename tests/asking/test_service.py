@@ -115,6 +115,27 @@ def test_an_answer_streams_to_every_tab_and_the_conversation_is_kept(tmp_path: P
     asyncio.run(scenario())
 
 
+def test_a_finished_answer_carries_its_changes_to_the_cells_by_id(tmp_path: Path, chat: ScriptedChat) -> None:
+    chat.answer = ("Fix the name, and show the total.\n\nCell broken:\n```python\nprint(total)\n```\n\n"
+                   "New cell after broken:\n```python\ntotal\n```\n\nCell nowhere:\n```python\nx = 1\n```\n")
+
+    async def scenario() -> None:
+        tabs = Tabs()
+        asking = service(tmp_path, tabs, chat.spec)
+        await answered(asking, "tab1", question("fix it", ["broken"]))
+        assert "# cell broken\nprint(totl)" in chat.requests[-1]["messages"][-1]["content"]
+        turns = tabs.turns()
+        assert all(t["changes"] == [] for t in turns[:-1])  # while it streams: no changes yet
+        done = turns[-1]
+        assert done["state"] == "done"
+        assert done["changes"] == [{"kind": "modify", "cell_id": "broken", "source": "print(total)"},
+                                   {"kind": "insert", "cell_id": "broken", "source": "total"}]
+        assert len(done["notes"]) == 1 and "nowhere" in done["notes"][0]
+        p.server_adapter.validate_python(tabs.broadcast[-1])  # the wire's own shape
+
+    asyncio.run(scenario())
+
+
 def test_stop_ends_the_answer_and_keeps_what_it_has(tmp_path: Path, chat: ScriptedChat) -> None:
     async def scenario() -> None:
         tabs = Tabs()

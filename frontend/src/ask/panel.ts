@@ -2,23 +2,24 @@
 // the notebook, the selected cells, their errors or the kernel's data. Answers stream in as Markdown
 // (rendered and sanitised as Markdown cells are); each code block has "Insert below", which adds it as a
 // new code cell below the selected one (an ordinary insert_cell). The conversation lives on the server,
-// one per notebook, shared by every tab (never in the file); "New conversation" clears it.
+// one per notebook, shared by every tab (never in the file); "New conversation" clears it. An answer that
+// changes cells (`Cell <id>:` before a block, `asking/plan.py`) is reviewed in those cells (plan-review.ts),
+// opened at once in the tab that asked; Accept all / Reject all stand under the answer.
 
 import type { Connection } from "../connection";
 import { button, el } from "../dom";
 import { registerToolbarItem } from "../kernel-bar";
 import { renderModelMarkdown } from "../markdown";
-import type { AskConversation, AskError, AskTurn, ErrorMessage } from "../protocol";
+import type { AskConversation, AskError, AskTurn, ErrorMessage, ServerMessage } from "../protocol";
 import { openEditModelSettings } from "../settings-panel";
 import { blockCode, cellsLabel, Conversation } from "./conversation";
+import { type PlanHost, PlanReview } from "./plan-review";
 import "./ask.css";
 
 /** What the panel needs of the notebook page. */
-export interface AskHost {
+export interface AskHost extends PlanHost {
   /** The selected cells' ids, in document order (none: the question is about the whole notebook). */
   selectedIds(): string[];
-  /** The cell's number (1-based) in the notebook; 0 when it is gone. */
-  cellNumber(id: string): number;
   /** Add a code cell with `source` below the selected cell (at the end where none is). */
   insertBelow(source: string): void;
 }
@@ -41,6 +42,14 @@ class AskPanel {
   private toggleButton: HTMLButtonElement | null = null;
   /** The question last sent, until the server refuses it or another is sent. */
   private asked: { ref: string; question: string } | null = null;
+  /** The turns this tab asked (their changes open for review when they are done). */
+  private readonly mine = new Set<string>();
+  /** The turns whose changes were shown for review once (they do not open again by themselves). */
+  private readonly opened = new Set<string>();
+  private readonly plan: PlanReview;
+  /** The turn whose changes are under review, and what the review has to say. */
+  private reviewing: string | null = null;
+  private planNotice: string | null = null;
 
   constructor(private readonly connection: Connection, private readonly host: AskHost) {
     this.element = el(
@@ -74,12 +83,21 @@ class AskPanel {
       if (event.key === "Escape") this.hide();
     });
     document.body.append(this.element);
+    this.plan = new PlanReview(host, (notice) => {
+      const turnId = this.reviewing;
+      this.planNotice = notice;
+      if (!this.plan.open && !notice) this.reviewing = null;
+      this.redraw(turnId);
+    });
     connection.addListener((message) => {
+      this.plan.handle(message);
+      this.noteMine(message);
       if (message.type === "snapshot") void this.load(); // (re)connected: the server's conversation
       if (message.type === "ask_error" || message.type === "error") this.refused(message);
       const changed = this.conversation.apply(message);
       if (changed === null) this.drawAll();
       else for (const turn of changed) this.draw(turn);
+      for (const turn of changed ?? []) this.openMine(turn);
     });
     this.drawControls();
   }
@@ -133,6 +151,32 @@ class AskPanel {
     if (!this.input.value.trim()) this.input.value = this.asked.question;
     this.asked = null;
     this.showNotice(reply.message, reply.type === "ask_error" && reply.reason === "no_model");
+  }
+
+  /** The first state of a turn this tab asked: remember it as ours. */
+  private noteMine(message: ServerMessage): void {
+    if (message.type === "ask_turn" && this.asked && message.turn.question === this.asked.question
+        && !this.conversation.all.some((turn) => turn.id === message.turn.id)) this.mine.add(message.turn.id);
+  }
+
+  /** Our turn is done and proposes changes: review them in their cells. */
+  private openMine(turn: AskTurn): void {
+    if (turn.state !== "done" || !this.mine.has(turn.id) || this.opened.has(turn.id) || turn.changes.length === 0) return;
+    this.review(turn);
+  }
+
+  private review(turn: AskTurn): void {
+    const before = this.reviewing;
+    this.opened.add(turn.id);
+    this.reviewing = turn.id;
+    this.plan.start(turn.changes);
+    if (before && before !== turn.id) this.redraw(before);
+    this.redraw(turn.id);
+  }
+
+  private redraw(turnId: string | null): void {
+    const turn = this.conversation.all.find((t) => t.id === turnId);
+    if (turn) this.draw(turn);
   }
 
   private stopAnswer(): void {
@@ -192,9 +236,37 @@ class AskPanel {
     if (turn.state === "answering" && !turn.answer) parts.push(el("div", { class: "ask-waiting", testid: "ask-waiting" }, "Thinking…"));
     if (turn.state === "stopped") parts.push(el("div", { class: "ask-turn-note", testid: "ask-stopped" }, "Stopped."));
     if (turn.error) parts.push(el("div", { class: "ask-turn-error", testid: "ask-turn-error", role: "alert" }, turn.error));
+    if (turn.state === "done" && (turn.changes.length || turn.notes.length)) parts.push(this.planBar(turn));
     view.replaceChildren(...parts);
     this.drawControls();
     if (follow) this.turnsList.scrollTop = this.turnsList.scrollHeight;
+  }
+
+  /** Under an answer that changes cells: what it changes, Review (again) or Accept all / Reject all. */
+  private planBar(turn: AskTurn): HTMLElement {
+    const bar = el("div", { class: "ask-plan", testid: "ask-plan" });
+    const n = turn.changes.length;
+    if (n) {
+      const numbers = turn.changes.flatMap((change) => change.kind !== "insert" && change.cell_id ? [this.host.cellNumber(change.cell_id)] : []);
+      const label = cellsLabel(numbers);
+      const news = turn.changes.filter((change) => change.kind === "insert").length;
+      const what = [label, news ? `${news} new cell${news === 1 ? "" : "s"}` : ""].filter(Boolean).join(" and ");
+      const row = el("div", { class: "ask-plan-row" }, el("span", { class: "ask-plan-summary", testid: "ask-plan-summary" },
+        `${n} change${n === 1 ? "" : "s"}: ${what}`));
+      if (this.reviewing === turn.id && this.plan.open) {
+        row.append(
+          button("Accept all", "ask-accept-all", "Apply every change as reviewed: one step, undone by z", () => this.plan.acceptAll(), "button primary"),
+          button("Reject all", "ask-reject-all", "Drop every change: the cells stay as they are", () => this.plan.rejectAll()));
+      } else {
+        row.append(button("Review in cells", "ask-review", "Show each change in its cell", () => this.review(turn)));
+      }
+      bar.append(row);
+    }
+    for (const note of turn.notes) bar.append(el("div", { class: "ask-plan-note", testid: "ask-plan-note" }, note));
+    if (this.reviewing === turn.id && this.planNotice) {
+      bar.append(el("div", { class: "ask-plan-error", testid: "ask-plan-error", role: "alert" }, this.planNotice));
+    }
+    return bar;
   }
 
   /** An "Insert below" button on each code block of a finished answer. */

@@ -21,8 +21,9 @@ const proposalUpdate = Annotation.define<boolean>();
 export interface ReviewHandlers {
   accept(): void;
   reject(): void;
-  retry(): void;
-  followUp(instruction: string): void;
+  /** Absent: no Retry button (nor a follow-up field, without `followUp`). */
+  retry?(): void;
+  followUp?(instruction: string): void;
   /** The user typed in the review: `changes` turned `before` into the review's new text. */
   userEdit(before: string, changes: ChangeSet, head: number): void;
 }
@@ -59,6 +60,20 @@ function chunkButton(type: "accept" | "reject", action: (event: MouseEvent) => v
   return b;
 }
 
+/** A button's label, testid and title. */
+type ButtonText = [string, string, string];
+
+/** The review's Accept and Reject buttons (a change of an Ask answer names them for its one cell). */
+export interface ReviewLabels {
+  accept: ButtonText;
+  reject: ButtonText;
+}
+
+const EDIT_LABELS: ReviewLabels = {
+  accept: ["Accept", "edit-accept", "Take the proposal as reviewed (Ctrl+Enter)"],
+  reject: ["Reject", "edit-reject", "Drop the proposal: the cell stays as it was (Esc)"],
+};
+
 export class ReviewView {
   readonly element: HTMLElement;
   private readonly editorHost: HTMLElement;
@@ -70,9 +85,9 @@ export class ReviewView {
   private readonly acceptButton: HTMLButtonElement;
   private readonly followUpInput: HTMLInputElement;
 
-  constructor(private readonly handlers: ReviewHandlers) {
+  constructor(private readonly handlers: ReviewHandlers, labels: ReviewLabels = EDIT_LABELS) {
     this.editorHost = el("div", { class: "edit-review-editor cell-editor-like", testid: "edit-review-editor" });
-    this.acceptButton = button("Accept", "edit-accept", "Take the proposal as reviewed (Ctrl+Enter)", () => handlers.accept(), "button primary");
+    this.acceptButton = button(labels.accept[0], labels.accept[1], labels.accept[2], () => handlers.accept(), "button primary");
     this.followUpInput = el("input", {
       type: "text",
       class: "edit-followup",
@@ -88,8 +103,11 @@ export class ReviewView {
       event.preventDefault();
       event.stopPropagation();
       const text = this.followUpInput.value;
-      handlers.followUp(text);
+      handlers.followUp?.(text);
     });
+    this.followUpInput.hidden = !handlers.followUp;
+    const retry = button("Retry", "edit-retry", "Ask again", () => handlers.retry?.());
+    retry.hidden = !handlers.retry;
     const toolbar = el(
       "div",
       { class: "edit-review", testid: "edit-review" },
@@ -97,8 +115,8 @@ export class ReviewView {
         "div",
         { class: "edit-review-row" },
         this.acceptButton,
-        button("Reject", "edit-reject", "Drop the proposal: the cell stays as it was (Esc)", () => handlers.reject()),
-        button("Retry", "edit-retry", "Ask again", () => handlers.retry()),
+        button(labels.reject[0], labels.reject[1], labels.reject[2], () => handlers.reject()),
+        retry,
         this.followUpInput,
         this.summary,
       ),

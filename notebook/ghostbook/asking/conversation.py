@@ -7,6 +7,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from ghostbook import protocol as p
+from ghostbook.asking.plan import Plan
 
 _ids = itertools.count(1)
 
@@ -20,6 +21,7 @@ class Turn:
     answer: str = ""
     state: p.AskTurnState = "answering"
     error: str | None = None
+    plan: Plan = field(default_factory=Plan)  # the changes the finished answer proposes
     id: str = field(default_factory=lambda: f"t{next(_ids)}")
 
     @property
@@ -28,7 +30,11 @@ class Turn:
 
     def to_wire(self) -> p.AskTurn:
         return p.AskTurn.model_construct(id=self.id, question=self.question, cell_ids=list(self.cell_ids),
-                                         answer=self.answer, state=self.state, error=self.error)
+                                         answer=self.answer, state=self.state, error=self.error,
+                                         changes=[p.PlannedChange.model_construct(kind=c.kind, cell_id=c.cell_id,
+                                                                                  source=c.source)
+                                                  for c in self.plan.changes],
+                                         notes=list(self.plan.notes))
 
 
 class Conversation:

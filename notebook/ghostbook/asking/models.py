@@ -1,9 +1,12 @@
 """The edit model as Ask sees it: chat messages in, a free answer (Markdown) streamed out.
 
-The same models as Edit with AI (the `edit_model` setting, the edit registry), asked differently: no draft
-and no stop at a code block's end. In process (llama.cpp, transformers): the model's own chat template
-(`models.chat_template`) and plain greedy until the end of its turn (`decoding.edits.EditSearch` with no
-draft). On a server (`models.remote_chat`, openai: or llamacpp:): its streamed chat completions.
+The same models as Edit with AI (the `edit_model` setting, the edit registry), asked differently: no stop at
+a code block's end. In process (llama.cpp, transformers): the model's own chat template
+(`models.chat_template`) and greedy until the end of its turn, with speculative edits
+(`decoding.edits.EditSearch`) drafting the notebook's cells (`plan.unchanged_answer`): a cell the answer
+rewrites is decoded with its original as the draft, as Edit with AI's cell is; the tokens are greedy's. On a
+server (`models.remote_chat`, openai: or llamacpp:): its streamed chat completions, without a prediction
+(a whole notebook predicted for a mostly prose answer would be paid for, token by token, and thrown away).
 """
 
 from __future__ import annotations
@@ -28,28 +31,35 @@ class AskModel(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
-    def stream(self, messages: Messages, cancel: threading.Event, max_tokens: int) -> AsyncGenerator[str, None]:
-        """The answer's text, piece by piece; stops soon after `cancel` is set or the iteration is closed."""
+    def stream(self, messages: Messages, draft: str, cancel: threading.Event,
+               max_tokens: int) -> AsyncGenerator[str, None]:
+        """The answer's text, piece by piece; stops soon after `cancel` is set or the iteration is closed.
+        `draft`: what the answer may copy (the cells as unchanged changes), for speculative decoding."""
 
 
 class InProcessAsk:
-    """A loaded backend (llama.cpp, transformers), greedy after its chat template."""
+    """A loaded backend (llama.cpp, transformers), greedy after its chat template; `speculative`: the draft is
+    checked many tokens per model call (the same tokens as greedy). `search`: the last answer's (its calls)."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, speculative: bool = True) -> None:
         self.backend = backend
         self.name = backend.info.name
         self.context = backend.info.n_ctx
+        self.speculative = speculative
+        self.search: EditSearch | None = None
 
     def count_tokens(self, text: str) -> int:
         return len(self.backend.tokenize(text))
 
-    async def stream(self, messages: Messages, cancel: threading.Event, max_tokens: int) -> AsyncGenerator[str, None]:
+    async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
+                     max_tokens: int) -> AsyncGenerator[str, None]:
         ids = chat_prompt_ids(self.backend, messages)
         room = self.context - len(ids) - 1
         if room < 16:
             raise RuntimeError(f"the prompt ({len(ids)} tokens) leaves no room in the model's context "
                                f"({self.context} tokens)")
-        search = EditSearch((), min(max_tokens, room), speculative=False)
+        draft_ids = self.backend.tokenize(draft) if self.speculative and draft else []
+        search = self.search = EditSearch(draft_ids, min(max_tokens, room), speculative=bool(draft_ids))
         async with contextlib.aclosing(decoded_text(self.backend, ids, search, cancel)) as pieces:
             async for text in pieces:
                 yield text
@@ -66,14 +76,15 @@ class ServerAsk:
     def count_tokens(self, text: str) -> int:
         return len(text) // 3 + 1  # the server's tokenizer is not at hand (as editing.models.ServerModel)
 
-    async def stream(self, messages: Messages, cancel: threading.Event, max_tokens: int) -> AsyncGenerator[str, None]:
+    async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
+                     max_tokens: int) -> AsyncGenerator[str, None]:
         async with contextlib.aclosing(self.server.stream_chat(messages, None, cancel, max_tokens)) as stream:
             async for text in stream:
                 yield text
 
 
-def ask_model(loaded: object) -> AskModel:
+def ask_model(loaded: object, speculative: bool = True) -> AskModel:
     """Ask's view of what the edit registry loaded."""
     if isinstance(loaded, ChatServer):
         return ServerAsk(loaded)
-    return InProcessAsk(loaded)  # type: ignore[arg-type]
+    return InProcessAsk(loaded, speculative)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ghostbook.completion.context import CellText
+from ghostbook.completion.context import CellText, as_code
 from ghostbook.editing.errors_text import MAX_TRACEBACK, cut_middle, strip_ansi
 from ghostbook.editing.prompt import cells_around, kernel_section
 
@@ -25,7 +25,10 @@ SYSTEM = (
     "You answer questions about a Jupyter notebook (Python, with IPython's magics): its code, its errors "
     "and the data in its running kernel. Answer in Markdown, briefly and to the point. Put code in ```python "
     "blocks: the user can insert a block as a new cell below the selected one, so write each block as a "
-    "cell that runs after the notebook's cells and uses their names.")
+    "cell that runs after the notebook's cells and uses their names. Each cell starts with a `# cell <id>` line. "
+    "To change cells, write one line naming each change, then its code: `Cell <id>:` and the cell's whole new "
+    "code in a ```python block; `New cell after <id>:` and the new cell's code; `Delete cell <id>` alone. The "
+    "user reviews each change in its cell.")
 # the earlier turns get at most this share of the room left by the question and the selected cells
 HISTORY_SHARE = 0.4
 # the kernel's state gets at most this share of the room left after the earlier turns
@@ -39,12 +42,14 @@ Messages = list[dict[str, str]]
 
 @dataclass
 class AskContext:
-    """What a question knows: the notebook's `cells`, the indices of the `selected` ones and their
+    """What a question knows: the notebook's `cells` (and their `ids`, shown to the model as each cell's
+    first line, for the changes it proposes: `asking.plan`), the indices of the `selected` ones and their
     `errors` (index → the traceback as plain text), the kernel's `namespace_lines`
     (`completion.namespace_provider`) and the earlier turns (`history`: (question, answer), oldest first)."""
 
     cells: list[CellText]
     question: str
+    ids: list[str] = field(default_factory=list)
     selected: list[int] = field(default_factory=list)
     errors: dict[int, str] = field(default_factory=dict)
     namespace_lines: list[str] = field(default_factory=list)
@@ -61,7 +66,7 @@ def build_messages(ctx: AskContext, count_tokens: Callable[[str], int], budget: 
     room -= sum(count_tokens(message["content"]) for message in history)
     kernel = kernel_section(ctx.namespace_lines, count_tokens, int(max(room, 0) * KERNEL_SHARE))
     room -= count_tokens(kernel) if kernel else 0
-    parts = [*_cells(ctx.cells, selected, count_tokens, room), *([kernel] if kernel else []), fixed]
+    parts = [*_cells(_marked_cells(ctx), selected, count_tokens, room), *([kernel] if kernel else []), fixed]
     return [{"role": "system", "content": SYSTEM}, *history, {"role": "user", "content": "\n\n".join(parts)}]
 
 
@@ -104,13 +109,37 @@ def _request(ctx: AskContext, selected: Sequence[int]) -> str:
         kind = "markdown cell" if cell.cell_type == "markdown" else "cell"
         lang = "markdown" if cell.cell_type == "markdown" else "python"
         where = f"{index + 1} of {len(ctx.cells)}"
-        parts.append(f"The selected {kind} ({where}):\n{_block(cut_middle(cell.source, MAX_CELL), lang)}")
+        source = cut_middle(cell.source, MAX_CELL)
+        if _has_ids(ctx):
+            if cell.cell_type == "code":
+                source = f"# cell {ctx.ids[index]}\n{source}"
+            else:
+                where += f", cell {ctx.ids[index]}"
+        parts.append(f"The selected {kind} ({where}):\n{_block(source, lang)}")
         error = ctx.errors.get(index)
         if error:
             text = cut_middle(strip_ansi(error).strip("\n"), MAX_TRACEBACK)
             parts.append(f"Running it raised this error:\n{FENCE}\n{text}\n{FENCE}")
     parts.append(f"Question: {ctx.question.strip()}")
     return "\n\n".join(parts)
+
+
+def _has_ids(ctx: AskContext) -> bool:
+    return len(ctx.ids) == len(ctx.cells)
+
+
+def _marked_cells(ctx: AskContext) -> list[CellText]:
+    """The cells as the model sees them: each opens with its id (when known)."""
+    if not _has_ids(ctx):
+        return ctx.cells
+    return [_marked(cell, cell_id) for cell, cell_id in zip(ctx.cells, ctx.ids, strict=True)]
+
+
+def _marked(cell: CellText, cell_id: str) -> CellText:
+    """The cell as Python text that opens with its `# cell <id>` line (a markdown cell as comments)."""
+    if cell.cell_type == "raw":
+        return cell
+    return CellText("code", f"# cell {cell_id}\n{as_code(cell)}")
 
 
 def _block(text: str, lang: str = "python") -> str:

@@ -22,6 +22,7 @@ from ghostbook import protocol as p
 from ghostbook.asking import prompt
 from ghostbook.asking.conversation import Conversation, Turn
 from ghostbook.asking.models import AskModel, ask_model
+from ghostbook.asking.plan import parse_plan, unchanged_answer
 from ghostbook.asking.repeats import loop_start
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Send
@@ -120,7 +121,8 @@ class AskService:
             budget = max(256, min(CONTEXT_TOKENS, model.context - ANSWER_TOKENS - 64))
             messages = prompt.build_messages(self._context(turn), model.count_tokens, budget)
             last_sent = time.monotonic()
-            async with contextlib.aclosing(model.stream(messages, answering.cancel, ANSWER_TOKENS)) as stream:
+            draft = unchanged_answer([(cell.id, cell.source) for cell in self._cells() if cell.cell_type == "code"])
+            async with contextlib.aclosing(model.stream(messages, draft, answering.cancel, ANSWER_TOKENS)) as stream:
                 async for delta in stream:
                     if not turn.answering:
                         break
@@ -134,6 +136,7 @@ class AskService:
                         self._publish(turn)
                         last_sent = time.monotonic()
             if turn.answering:
+                turn.plan = parse_plan(turn.answer, [cell.id for cell in self._cells()])
                 turn.state = "done"
         except asyncio.CancelledError:
             raise
@@ -156,7 +159,8 @@ class AskService:
             if error is not None:
                 errors[index] = error.text()
         return prompt.AskContext(
-            cells=[CellText(cell.cell_type, cell.source) for cell in cells], question=turn.question,
+            cells=[CellText(cell.cell_type, cell.source) for cell in cells], ids=[cell.id for cell in cells],
+            question=turn.question,
             selected=selected, errors=errors,
             namespace_lines=self._provider.namespace_lines() if self._provider is not None else [],
             history=[(t.question, t.answer) for t in self.conversation.before(turn)])
@@ -171,7 +175,7 @@ class AskService:
         if loaded is None:
             status = self.registry.status
             raise RuntimeError(f"the edit model is not ready: {status.message or status.state}")
-        return ask_model(loaded)
+        return ask_model(loaded, self.store.current.speculative)
 
     def _publish(self, turn: Turn) -> None:
         self._broadcast(p.AskTurnEvent.model_construct(turn=turn.to_wire()), key=f"ask_turn:{turn.id}")

@@ -142,6 +142,28 @@ class ReplaceSources(_Message):
     changes: list[SourceChange] = Field(min_length=1, max_length=10_000)
 
 
+class CellChange(BaseModel):
+    """One change of `apply_cell_changes`: `modify` sets cell `cell_id`'s source; `insert` adds a code cell
+    after cell `after` (None: at the top); `delete` removes cell `cell_id`. `expected`: the cell's source
+    the change was reviewed against (a cell changed since is refused)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["modify", "insert", "delete"]
+    cell_id: CellId | None = None
+    after: CellId | None = None
+    source: Source = ""
+    expected: Source | None = None
+
+
+class ApplyCellChanges(_Message):
+    """Changes to several cells (an Ask answer's, as reviewed): applied whole or not at all, as one
+    undoable step (`z`)."""
+
+    type: Literal["apply_cell_changes"]
+    changes: list[CellChange] = Field(min_length=1, max_length=1000)
+
+
 class SetCellType(_Message):
     type: Literal["set_cell_type"]
     cell_id: CellId
@@ -460,6 +482,7 @@ ClientMessage = Annotated[
     | TextUpdate
     | Presence
     | ReplaceSources
+    | ApplyCellChanges
     | SetCellType
     | SetCellMetadata
     | AddAttachment

@@ -387,6 +387,15 @@ class EditError(ServerEvent):
 AskTurnState = Literal["answering", "done", "stopped", "error"]
 
 
+class PlannedChange(Shape):
+    """A change an answer proposes (`asking.plan`): `modify` cell `cell_id` to `source`, `insert` a code
+    cell with `source` after cell `cell_id` (None: at the top), `delete` cell `cell_id`."""
+
+    kind: Literal["modify", "insert", "delete"]
+    cell_id: str | None
+    source: str
+
+
 class AskTurn(Shape):
     """One question and its answer (Markdown) so far; `error`: why the answer broke off (state "error")."""
 
@@ -396,6 +405,9 @@ class AskTurn(Shape):
     answer: str
     state: AskTurnState
     error: str | None
+    changes: list[PlannedChange] = Field(default_factory=list,
+                                         description="the changes to the notebook the finished answer proposes")
+    notes: list[str] = Field(default_factory=list, description="what of the answer's changes was not understood")
 
 
 class AskTurnEvent(ServerEvent):

@@ -12,8 +12,8 @@ from typing import Any
 from ghostbook import protocol as p
 from ghostbook.kernel import events as k
 from ghostbook.session import actions as a
+from ghostbook.session import cell_changes, structure
 from ghostbook.session import cell_metadata as meta
-from ghostbook.session import structure
 from ghostbook.session import widgets as w
 from ghostbook.session.ops import (
     ExecutionFailedToSend,
@@ -24,7 +24,7 @@ from ghostbook.session.ops import (
     Operation,
 )
 from ghostbook.session.outputs import RichOutput
-from ghostbook.session.state import Cell, Deleted, NotebookData, Retyped, StdinPrompt, new_cell_id
+from ghostbook.session.state import Cell, Changed, Deleted, NotebookData, Retyped, StdinPrompt, new_cell_id
 
 _document_event = structure.document_event
 USABLE_KERNEL = ("idle", "busy")
@@ -66,7 +66,8 @@ def _client(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.Act
             return _insert(data, origin, msg)
         case p.DeleteCells():
             return _delete(data, origin, msg.cell_ids)
-        case p.RestoreDeleted() | p.MoveCells() | p.InsertCells() | p.MergeCells() | p.SplitCell():
+        case p.RestoreDeleted() | p.MoveCells() | p.InsertCells() | p.MergeCells() | p.SplitCell() \
+                | p.ApplyCellChanges():
             return _structure(data, origin, msg)
         case p.MoveCell():
             return _move(data, origin, msg.cell_id, msg.delta)
@@ -141,6 +142,11 @@ def _structure(data: NotebookData, origin: str, msg: p.ClientMessage) -> list[a.
                 return structure.merge_cells(data, origin, msg)
             case p.SplitCell():
                 return structure.split_cell(data, origin, msg)
+            case p.ApplyCellChanges():
+                return cell_changes.apply_changes(data, origin, msg)
+        if data.undo and isinstance(step := data.undo[-1], Changed):
+            data.undo.pop()
+            return [*cell_changes.undo_changes(data, origin, step), a.DocumentChanged()]
         return structure.undo(data, origin)
     except ValueError as exc:
         raise OperationError(str(exc)) from None

@@ -121,7 +121,17 @@ class Retyped:
     cells: list[tuple[str, str, list[dict[str, Any]], int | None]]
 
 
-Step = Deleted | Replaced | Moved | Retyped
+@dataclass
+class Changed:
+    """Changes to several cells (`apply_cell_changes`): the changed cells' old sources, the ids of the cells
+    added, and the cells removed with their indices (ascending)."""
+
+    sources: list[tuple[str, str]]
+    added: list[str]
+    removed: list[tuple[int, Cell]]
+
+
+Step = Deleted | Replaced | Moved | Retyped | Changed
 
 
 @dataclass

@@ -146,7 +146,7 @@ def undo(data: NotebookData, origin: str) -> list[a.Action]:
     match step:
         case Deleted(removed):
             actions = [document_event(data, p.CellInserted, origin, index=index, cell=cell.to_wire())
-                       for index, cell in _put_back(data, removed)]
+                       for index, cell in put_back(data, removed)]
         case Replaced(removed, added):
             gone = set(added) & {cell.id for cell in data.cells}
             anchor = next((i for i, cell in enumerate(data.cells) if cell.id in gone), None)
@@ -155,7 +155,7 @@ def undo(data: NotebookData, origin: str) -> list[a.Action]:
             if anchor is not None and removed:  # where the merged or split cells are now (others may have moved)
                 first_index = removed[0][0]
                 removed = [(anchor + index - first_index, cell) for index, cell in removed]
-            back = _put_back(data, removed)
+            back = put_back(data, removed)
             first = back[0][0] if back else 0
             actions = [document_event(data, p.CellsReplaced, origin, removed=[i for i in added if i in gone],
                                       index=first, cells=[cell.to_wire() for _, cell in back])]
@@ -183,7 +183,7 @@ def undo(data: NotebookData, origin: str) -> list[a.Action]:
     return [*actions, a.DocumentChanged()]
 
 
-def _put_back(data: NotebookData, removed: list[tuple[int, Cell]]) -> list[tuple[int, Cell]]:
+def put_back(data: NotebookData, removed: list[tuple[int, Cell]]) -> list[tuple[int, Cell]]:
     """Restore removed cells where they were (a new id where theirs is taken again); returns where each went."""
     for _, cell in removed:
         if data.find(cell.id) is not None:
