@@ -53,8 +53,7 @@ const current = new WeakMap<Connection, EditSession>();
 
 export class EditSession {
   readonly element: HTMLElement;
-  private readonly prompt: PromptBox;
-  private readonly review: ReviewView;
+  private built: { prompt: PromptBox; review: ReviewView } | null = null;
   private readonly error = el("div", { class: "edit-error", testid: "edit-error", role: "alert" });
   private phase: Phase = "closed";
   private sent: Sent | null = null;
@@ -71,17 +70,35 @@ export class EditSession {
   private unlisten: (() => void) | null = null;
 
   constructor(private readonly host: EditHost) {
-    this.prompt = new PromptBox({ submit: (text) => this.submit(text), close: () => this.close(true) });
-    this.review = new ReviewView({
-      accept: () => this.accept(),
-      reject: () => this.close(true),
-      retry: () => this.retry(),
-      followUp: (text) => this.followUp(text),
-      userEdit: (before, changes, head) => this.userEdit(before, changes, head),
-    });
-    this.element = el("div", { class: "edit-ai", testid: "edit-ai" }, this.review.element, this.prompt.element, this.error);
+    this.element = el("div", { class: "edit-ai", testid: "edit-ai" }, this.error);
     this.element.hidden = true;
     this.element.addEventListener("mousedown", (event) => event.stopPropagation()); // the cell keeps its mode
+  }
+
+  /** The prompt box and the review, built the first time the cell asks for an edit (a notebook of many
+   * cells opens without them: fewer elements to lay out). */
+  private parts(): { prompt: PromptBox; review: ReviewView } {
+    if (!this.built) {
+      const prompt = new PromptBox({ submit: (text) => this.submit(text), close: () => this.close(true) });
+      const review = new ReviewView({
+        accept: () => this.accept(),
+        reject: () => this.close(true),
+        retry: () => this.retry(),
+        followUp: (text) => this.followUp(text),
+        userEdit: (before, changes, head) => this.userEdit(before, changes, head),
+      });
+      this.element.prepend(review.element, prompt.element);
+      this.built = { prompt, review };
+    }
+    return this.built;
+  }
+
+  private get prompt(): PromptBox {
+    return this.parts().prompt;
+  }
+
+  private get review(): ReviewView {
+    return this.parts().review;
   }
 
   get reviewing(): boolean {
@@ -144,7 +161,7 @@ export class EditSession {
 
   focus(): void {
     if (this.phase === "reviewing") this.review.focus();
-    else if (this.prompt.visible) this.prompt.focus();
+    else if (this.built?.prompt.visible) this.prompt.focus();
   }
 
   // ---- requests ---------------------------------------------------------------------------------
@@ -341,7 +358,7 @@ export class EditSession {
     const wasOpen = this.phase !== "closed";
     this.cancelRequest();
     this.stopReview();
-    this.prompt.hide();
+    this.built?.prompt.hide();
     this.setError(null);
     this.element.hidden = true;
     this.phase = "closed";
@@ -350,7 +367,7 @@ export class EditSession {
 
   private stopReview(): void {
     if (this.streaming) this.cancelRequest();
-    this.review.close();
+    this.built?.review.close();
     this.host.cell.classList.remove("edit-reviewing");
     this.proposal = null;
     this.range = null;
