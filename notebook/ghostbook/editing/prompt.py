@@ -57,8 +57,8 @@ class EditContext:
     """What an edit request knows: the notebook's `cells` and the edited one's `index`, the `selection`
     (character offsets in that cell; None: the whole cell), the `instruction`, the kernel's
     `namespace_lines` (as `completion.namespace_provider` gathers them), the `error` (a plain traceback,
-    for Fix), the accepted change that made the cell what it is (`cause`), the `previous` proposal that a follow-up refines and the earlier instructions (`history`,
-    oldest first) that led to it."""
+    for Fix), the accepted change that made the cell what it is (`cause`), the `previous` proposal that a
+    follow-up refines and the earlier instructions (`history`, oldest first) that led to it."""
 
     cells: list[CellText]
     index: int
