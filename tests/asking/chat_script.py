@@ -1,6 +1,7 @@
 """A scripted OpenAI-compatible chat server on a loopback port (`tests.loopback`): `/v1/models`, llama-server's
-`/health` and `/props` (so it serves as `llamacpp:` too) and a streamed `/v1/chat/completions` that writes `answer` in small pieces, holds on `hold` (cleared: the stream
-waits), or fails with an error event after `fail_after` characters. It records the requests' bodies."""
+`/health` and `/props` (so it serves as `llamacpp:` too) and a streamed `/v1/chat/completions` that writes
+`answer` in small pieces, holds on `hold` (cleared: the stream waits), or fails with an error event after
+`fail_after` characters. It records the requests' bodies."""
 
 from __future__ import annotations
 
