@@ -122,7 +122,8 @@ class AskService:
             messages = prompt.build_messages(self._context(turn), model.count_tokens, budget)
             last_sent = time.monotonic()
             code = [(cell.id, cell.source) for cell in self._cells() if cell.cell_type == "code"]
-            draft = model.draft(code, [cell for cell in code if cell[0] in set(turn.cell_ids)], ANSWER_TOKENS)
+            asked = set(turn.cell_ids)
+            draft = model.draft(code, [cell for cell in code if cell[0] in asked], ANSWER_TOKENS)
             async with contextlib.aclosing(model.stream(messages, draft, answering.cancel, ANSWER_TOKENS)) as stream:
                 async for delta in stream:
                     if not turn.answering:
