@@ -2,8 +2,11 @@
 (`Cell <id>:` before each block), each change is reviewed in its cell with Edit with AI's diff (Keep / Drop
 per block and per cell), Accept all applies them as one step, and one `z` in command mode takes them back.
 
+Then (item 5) "Run changed cells" runs the accepted cells in notebook order (a dropped change's cell does not
+run), and the Fix of the cell that fails tells the model the cell before the change and the question.
+
 The edit model is the loopback `openai:` stand-in of the Edit with AI tests (`ChatStandIn`). Screenshots
-go to /tmp/multicell_*.png.
+go to /tmp/multicell_*.png and /tmp/runfix_*.png.
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import Server, cells, editor_text, open_notebook, wait_idle, write_notebook
+from .helpers import KERNEL_TIMEOUT, Server, cells, editor_text, open_notebook, output, wait_idle, write_notebook
 from .test_ask import ANSWER_TIMEOUT, answered, ask, open_ask
-from .test_edit_ai import ChatStandIn
+from .test_edit_ai import ChatStandIn, review_done
 from .test_reconnect import saved_sources, wait_saved
 
 SHOTS = Path("/tmp")
@@ -118,3 +121,63 @@ def test_a_cell_deleted_in_another_tab_drops_its_change_and_keeps_the_rest(
     wait_saved(server, "gone.ipynb", [NEW_0, CELLS[2][1]])
     other.close()
 
+
+
+RUN_CELLS = [("code", "radius = 2"), ("code", "area = 3.14 * radius ** 2\nprint(area)"),
+             ("code", "print('the end')")]
+RUN_QUESTION = "print the radius and the area in quux units"
+RUN_ANSWER = ("Print both.\n\n"
+              "Cell cell0:\n```python\nradius = 3\nprint('radius', radius)\n```\n\n"
+              "Cell cell1:\n```python\narea = 3.14 * radius ** 2\nprint(area_in_quux_units)\n```\n\n"
+              "Cell cell2:\n```python\nprint('changed end')\n```\n")
+
+
+def test_run_changed_cells_runs_the_accepted_ones_in_order_and_the_fix_knows_the_change(
+        server: Server, page: Page, chat: ChatStandIn) -> None:
+    chat.answer = RUN_ANSWER
+    write_notebook(server.root / "run.ipynb", RUN_CELLS)
+    open_notebook(page, server.url("/notebooks/run.ipynb"))
+    wait_idle(page)
+    panel = open_ask(page)
+    ask(page, RUN_QUESTION)
+    turn = answered(panel)
+    first, second, third = cells(page).nth(0), cells(page).nth(1), cells(page).nth(2)
+    expect(page.get_by_test_id("plan-change")).to_have_count(3, timeout=ANSWER_TIMEOUT)
+    expect(turn.get_by_test_id("ask-run-changed")).to_have_count(0)  # nothing accepted yet
+
+    # the third cell's change is dropped; Accept all takes the other two
+    third.get_by_test_id("change-drop").click()
+    panel.get_by_test_id("ask-accept-all").click()
+    expect(page.get_by_test_id("plan-change")).to_have_count(0)
+    run = turn.get_by_test_id("ask-run-changed")
+    expect(run).to_be_visible()
+    run.click()
+    expect(output(first)).to_contain_text("radius 3", timeout=KERNEL_TIMEOUT)
+    expect(output(second)).to_contain_text("NameError", timeout=KERNEL_TIMEOUT)
+    expect(first.get_by_test_id("cell-prompt")).to_have_text("[1]")
+    expect(second.get_by_test_id("cell-prompt")).to_have_text("[2]")
+    expect(third.get_by_test_id("cell-prompt")).to_have_text("[ ]")  # its change was dropped: not run
+    expect(output(third)).to_have_text("")
+    fix = second.get_by_test_id("fix-button")
+    expect(fix).to_be_visible()
+    page.screenshot(path=str(SHOTS / "runfix_failed.png"))
+
+    # Fix: the model is told the cell before the change and what was asked
+    fixed = "area = 3.14 * radius ** 2\nprint('area', area)"
+    chat.answer = f"```python\n{fixed}\n```"
+    fix.click()
+    review_done(second)
+    prompt = chat.requests[-1]["messages"][-1]["content"]
+    assert "NameError" in prompt and f"asking “{RUN_QUESTION}”" in prompt
+    assert f"Before that change the cell was:\n```python\n{RUN_CELLS[1][1]}\n```" in prompt
+    page.screenshot(path=str(SHOTS / "runfix_fix.png"))
+    second.get_by_test_id("edit-accept").click()
+    assert editor_text(second) == fixed
+
+    # run again: both pass; the dropped cell still never ran
+    run.click()
+    expect(output(second)).to_contain_text("area 28.26", timeout=KERNEL_TIMEOUT)
+    expect(first.get_by_test_id("cell-prompt")).to_have_text("[3]")
+    expect(second.get_by_test_id("cell-prompt")).to_have_text("[4]")
+    expect(third.get_by_test_id("cell-prompt")).to_have_text("[ ]")
+    page.screenshot(path=str(SHOTS / "runfix_fixed.png"))

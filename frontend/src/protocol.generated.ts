@@ -489,7 +489,8 @@ export interface CancelDownload {
 /**
  * Ask the edit model to rewrite the cell (or the lines of `selection`, character offsets) as
  * `instruction` says; `fix`: the instruction is to fix the cell's error output. `previous`: the proposal a
- * follow-up instruction refines. A newer request from the same tab cancels the older one.
+ * follow-up instruction refines. `cause`: the accepted change that made the cell what it is (a Fix after
+ * Ask's "Run changed cells"). A newer request from the same tab cancels the older one.
  */
 export interface EditRequest {
   ref: string;
@@ -499,6 +500,15 @@ export interface EditRequest {
   selection?: [number, number] | null;
   trigger?: "edit" | "fix";
   previous?: string | null;
+  cause?: AcceptedChange | null;
+}
+/**
+ * The change the user accepted into a cell (an Ask answer's): the cell's source `before` it ("" for a new
+ * cell) and the `instruction` (the question) that asked for it. A Fix of the cell tells the model.
+ */
+export interface AcceptedChange {
+  before: string;
+  instruction: string;
 }
 /**
  * Stop the edit `ref` (the user rejected it, edited the cell or closed the prompt).

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChangeSet, Text } from "@codemirror/state";
+import { acceptedChange, noteAcceptedChange } from "../src/editing/fix-cause";
 import { proposalSummary, targetText } from "../src/editing/messages";
 import type { EditProposal } from "../src/protocol";
 import {
@@ -102,3 +103,13 @@ test("a finished proposal is summed up with its source and cost", () => {
 function textOf(value: string): Text {
   return Text.of(value.split("\n"));
 }
+
+test("an accepted change is its cell's Fix cause until the cell is back to its text before it", () => {
+  const cause = { before: "radius = 2", instruction: "use a radius of 3" };
+  noteAcceptedChange("cell-a", cause);
+  assert.deepEqual(acceptedChange("cell-a", "radius = 3"), cause);
+  assert.equal(acceptedChange("cell-a", "radius = 2"), null); // undone: no cause
+  assert.equal(acceptedChange("cell-b", "x = 1"), null);
+  noteAcceptedChange("cell-a", { before: "radius = 3", instruction: "again" }); // a later change replaces it
+  assert.equal(acceptedChange("cell-a", "radius = 4")?.instruction, "again");
+});

@@ -1,6 +1,7 @@
-"""A scripted OpenAI-compatible chat server on a loopback port (`tests.loopback`): `/v1/models` and a
-streamed `/v1/chat/completions` that writes `answer` in small pieces, holds on `hold` (cleared: the stream
-waits), or fails with an error event after `fail_after` characters. It records the requests' bodies."""
+"""A scripted OpenAI-compatible chat server on a loopback port (`tests.loopback`): `/v1/models`, llama-server's
+`/health` and `/props` (so it serves as `llamacpp:` too) and a streamed `/v1/chat/completions` that writes
+`answer` in small pieces, holds on `hold` (cleared: the stream waits), or fails with an error event after
+`fail_after` characters. It records the requests' bodies."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class ScriptedChat:
         self.hold.set()
         self.requests: list[dict[str, Any]] = []
         self._loopback = Loopback()
-        self.url = self._loopback.serve([Route("/v1/models", self._models),
+        self.url = self._loopback.serve([Route("/v1/models", self._models), Route("/health", self._health),
+                                         Route("/props", self._props),
                                          Route("/v1/chat/completions", self._chat, methods=["POST"])])
 
     @property
@@ -34,12 +36,23 @@ class ScriptedChat:
         """The edit model setting that names this server."""
         return f"openai:{self.url}"
 
+    @property
+    def llamacpp_spec(self) -> str:
+        """The edit model setting that names this server as a llama.cpp server."""
+        return f"llamacpp:{self.url}"
+
     def stop(self) -> None:
         self.hold.set()
         self._loopback.stop()
 
     async def _models(self, request: Request) -> JSONResponse:
         return JSONResponse({"object": "list", "data": [{"id": "scripted-chat", "object": "model"}]})
+
+    async def _health(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def _props(self, request: Request) -> JSONResponse:
+        return JSONResponse({"default_generation_settings": {"n_ctx": 8192}})
 
     async def _chat(self, request: Request) -> StreamingResponse:
         self.requests.append(await request.json())

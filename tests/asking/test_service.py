@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 from ghostbook import protocol as p
-from ghostbook.asking.service import AskService
+from ghostbook.asking.plan import unchanged_answer
+from ghostbook.asking.service import ANSWER_TOKENS, AskService
 from ghostbook.completion.settings import SettingsStore
 from ghostbook.models.loader import ModelRegistry, chat_server, edit_factory
 from ghostbook.session.outputs import CellOutputs
@@ -60,10 +61,10 @@ def notebook() -> list[Cell]:
             Cell("broken", "code", "print(totl)", outputs=CellOutputs.from_json([error]))]
 
 
-def service(tmp_path: Path, tabs: Tabs, model: str) -> AskService:
+def service(tmp_path: Path, tabs: Tabs, model: str, cells: list[Cell] | None = None) -> AskService:
     store = SettingsStore(tmp_path / "settings.json")
     store.update({"edit_model": model, "enabled": False})
-    cells = notebook()
+    cells = cells or notebook()
     return AskService(lambda: cells, tabs.send, tabs.publish, registry=ModelRegistry(edit_factory, remote=chat_server),
                       store=store)
 
@@ -132,6 +133,52 @@ def test_a_finished_answer_carries_its_changes_to_the_cells_by_id(tmp_path: Path
                                    {"kind": "insert", "cell_id": "broken", "source": "total"}]
         assert len(done["notes"]) == 1 and "nowhere" in done["notes"][0]
         p.server_adapter.validate_python(tabs.broadcast[-1])  # the wire's own shape
+
+    asyncio.run(scenario())
+
+
+CHANGES = "Fix the name.\n\nCell broken:\n```python\nprint(sales)\n```\n"
+
+
+def test_an_openai_server_gets_the_cells_the_question_is_about_as_its_prediction(
+        tmp_path: Path, chat: ScriptedChat) -> None:
+    chat.answer = CHANGES
+
+    async def scenario() -> None:
+        asking = service(tmp_path, Tabs(), chat.spec)
+        await answered(asking, "tab1", question("fix it", ["broken"]))
+        body = chat.requests[-1]
+        assert body["prediction"] == {"type": "content", "content": unchanged_answer([("broken", "print(totl)")])}
+        assert "max_tokens" not in body and body["stream_options"] == {"include_usage": True}
+        assert asking.conversation.turns[-1].plan.changes[0].source == "print(sales)"
+
+        # no cell named: the notebook's code cells
+        await answered(asking, "tab1", question("tidy the notebook"))
+        cells = [(cell.id, cell.source) for cell in notebook()]
+        assert chat.requests[-1]["prediction"]["content"] == unchanged_answer(cells)
+
+        # a notebook longer than the answer may be: no prediction (it would be paid for, unused)
+        big = [Cell(f"c{i}", "code", f"value_{i} = {i} * 1.5  # a long enough line") for i in range(200)]
+        asking = service(tmp_path, Tabs(), chat.spec, big)
+        await answered(asking, "tab1", question("tidy the notebook"))
+        assert "prediction" not in chat.requests[-1] and chat.requests[-1]["max_tokens"] == ANSWER_TOKENS
+
+    asyncio.run(scenario())
+
+
+def test_a_llamacpp_server_answers_with_changes_without_a_prediction(tmp_path: Path, chat: ScriptedChat) -> None:
+    chat.answer = CHANGES
+
+    async def scenario() -> None:
+        tabs = Tabs()
+        asking = service(tmp_path, tabs, chat.llamacpp_spec)
+        await answered(asking, "tab1", question("fix it", ["broken"]))
+        body = chat.requests[-1]
+        assert body["cache_prompt"] is True and body["max_tokens"] == ANSWER_TOKENS
+        assert "prediction" not in body and "stream_options" not in body
+        done = tabs.turns()[-1]
+        assert done["state"] == "done"
+        assert done["changes"] == [{"kind": "modify", "cell_id": "broken", "source": "print(sales)"}]
 
     asyncio.run(scenario())
 

@@ -12,6 +12,7 @@ from ghostbook.editing.prompt import (
     SYSTEM_CELL,
     SYSTEM_NEW,
     SYSTEM_SELECTION,
+    ChangeCause,
     EditContext,
     build_messages,
     cells_around,
@@ -180,6 +181,41 @@ def test_a_long_traceback_keeps_its_head_and_tail() -> None:
     assert "Traceback (most recent call last)" in shown and "ValueError: the end" in shown
     assert "lines left out" in shown and len(shown) < 3300
     assert cut_middle("short", 10) == "short"
+
+
+FAILING = "print(f'{total_area:.2f}')"
+NAME_ERROR = "NameError: name 'total_area' is not defined"
+
+
+def test_a_fix_after_an_accepted_change_shows_the_cell_before_it_and_what_was_asked() -> None:
+    before = "df['total'] = df.price * df.qty\nprint(df.total.sum())"
+    notebook = [*NOTEBOOK[:3], CellText("code", FAILING)]
+    cause = ChangeCause(before, "print the total\nwith two decimals")
+    text = user(build_messages(EditContext(notebook, 3, None, "fix this error", error=NAME_ERROR, cause=cause),
+                               count, 100_000))
+    section = text[text.index("The user just changed this cell"):text.index("Instruction:")]
+    assert "asking “print the total with two decimals”" in section  # one line, whatever its newlines
+    assert f"Before that change the cell was:\n```python\n{before}\n```" in section
+    assert text.index("raised this error") < text.index("The user just changed") < text.index("Instruction:")
+    assert text.index(f"The cell:\n```python\n{FAILING}\n```") < text.index("raised this error")
+
+
+def test_a_fix_of_a_cell_the_change_added_says_the_cell_is_new() -> None:
+    notebook = [*NOTEBOOK[:3], CellText("code", FAILING)]
+    ctx = EditContext(notebook, 3, None, "fix this error", error=NAME_ERROR, cause=ChangeCause("", "add a summary"))
+    messages = build_messages(ctx, count, 100_000)
+    assert messages[0]["content"] == SYSTEM_CELL  # a fix of the new cell, not Generate
+    assert "The cell is new: the user asked “add a summary” and accepted this cell" in user(messages)
+
+
+def test_a_long_text_before_the_change_keeps_its_head_and_tail_and_no_cause_says_nothing() -> None:
+    before = "\n".join(f"step_{i} = {i}" for i in range(2000))
+    notebook = [*NOTEBOOK[:3], CellText("code", FAILING)]
+    ctx = EditContext(notebook, 3, None, "fix", error=NAME_ERROR, cause=ChangeCause(before, "shorten it"))
+    section = user(build_messages(ctx, count, 100_000)).split("Before that change the cell was:")[1]
+    assert "step_0 = 0" in section and "step_1999 = 1999" in section and len(section) < 3300
+    plain = user(build_messages(EditContext(notebook, 3, None, "fix", error=NAME_ERROR), count, 100_000))
+    assert "changed this cell" not in plain and "The cell is new" not in plain
 
 
 def test_a_selection_is_marked_in_the_cell_and_given_as_the_lines_to_rewrite() -> None:

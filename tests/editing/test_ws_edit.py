@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.asking.chat_script import ScriptedChat
 from tests.conftest import RunningServer, start_server, stop_server
 from tests.web.wsclient import NotebookClient
 
@@ -196,3 +197,43 @@ def test_fix_asks_the_kernel_what_its_objects_have(server: RunningServer) -> Non
         await client.close()
 
     asyncio.run(scenario())
+
+
+def test_a_fix_after_an_accepted_change_tells_the_model_the_cell_before_it(server: RunningServer) -> None:
+    path = _notebook(server, "cause.ipynb")
+    chat = ScriptedChat("```python\nprint(radius)\n```")
+    before = "radius = 2\nprint(radius)"
+
+    async def scenario() -> None:
+        client = await NotebookClient.connect(server, path)
+        cell = (await client.expect("snapshot"))["notebook"]["cells"][0]["id"]
+        await client.send({"type": "set_source", "cell_id": cell, "source": "print(radius_quux_zz)"})
+        await client.send({"type": "update_settings", "ref": "s", "settings": {"edit_model": chat.spec}})
+        await client.expect("settings", ref="s")
+        await client.send({"type": "execute_cells", "cell_ids": [cell]})
+        await client.wait_idle(cell, timeout=60)
+
+        cause = {"before": before, "instruction": "print the radius in cm"}
+        await client.send({"type": "edit_request", "ref": "f1", "cell_id": cell, "instruction": "fix this error",
+                           "trigger": "fix", "cause": cause})
+        done = await client.expect("edit_proposal", ref="f1", where=lambda m: m["done"], timeout=60)
+        assert done["source"] == "model" and done["text"] == "print(radius)"
+        prompt = chat.requests[-1]["messages"][-1]["content"]
+        assert "NameError" in prompt and "asking “print the radius in cm”" in prompt
+        assert f"Before that change the cell was:\n```python\n{before}\n```" in prompt
+
+        # a malformed cause is refused with a clear error; the cell and the server stay as they were
+        await client.send({"type": "edit_request", "ref": "f2", "cell_id": cell, "instruction": "x",
+                           "trigger": "fix", "cause": {"before": before}})
+        error = await client.expect("error", ref="f2")
+        assert "instruction" in error["message"]
+        await client.close()
+        other = await NotebookClient.connect(server, path)
+        cells = (await other.expect("snapshot"))["notebook"]["cells"]
+        assert [c["source"] for c in cells] == ["print(radius_quux_zz)"]
+        await other.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        chat.stop()

@@ -4,7 +4,10 @@
 // new code cell below the selected one (an ordinary insert_cell). The conversation lives on the server,
 // one per notebook, shared by every tab (never in the file); "New conversation" clears it. An answer that
 // changes cells (`Cell <id>:` before a block, `asking/plan.py`) is reviewed in those cells (plan-review.ts),
-// opened at once in the tab that asked; Accept all / Reject all stand under the answer.
+// opened at once in the tab that asked; Accept all / Reject all stand under the answer. Once a change is
+// accepted, "Run changed cells" runs the cells accepted changes modified or added, in notebook order, as
+// they are now (a cell edited again after Accept runs as the user sees it; one under review, dropped,
+// deleted or undone does not run); a cell that fails offers Fix, which knows the change (fix-cause.ts).
 
 import type { Connection } from "../connection";
 import { button, el } from "../dom";
@@ -50,6 +53,8 @@ class AskPanel {
   /** The turn whose changes are under review, and what the review has to say. */
   private reviewing: string | null = null;
   private planNotice: string | null = null;
+  /** The turn last reviewed: its accepted changes are the ones "Run changed cells" runs. */
+  private changedTurn: string | null = null;
 
   constructor(private readonly connection: Connection, private readonly host: AskHost) {
     this.element = el(
@@ -169,7 +174,8 @@ class AskPanel {
     const before = this.reviewing;
     this.opened.add(turn.id);
     this.reviewing = turn.id;
-    this.plan.start(turn.changes);
+    this.changedTurn = turn.id;
+    this.plan.start(turn.changes, turn.question);
     if (before && before !== turn.id) this.redraw(before);
     this.redraw(turn.id);
   }
@@ -177,6 +183,15 @@ class AskPanel {
   private redraw(turnId: string | null): void {
     const turn = this.conversation.all.find((t) => t.id === turnId);
     if (turn) this.draw(turn);
+  }
+
+  /** Run the accepted changes' cells as they are now, in notebook order. */
+  private runChanged(): void {
+    const ids = this.plan.changed();
+    if (ids.length === 0) this.showNotice("The changed cells are gone or back as they were: nothing to run.");
+    else if (!this.connection.send({ type: "execute_cells", cell_ids: ids })) {
+      this.showNotice("Not connected to the server: nothing was run.");
+    } else this.hideNotice();
   }
 
   private stopAnswer(): void {
@@ -259,6 +274,10 @@ class AskPanel {
           button("Reject all", "ask-reject-all", "Drop every change: the cells stay as they are", () => this.plan.rejectAll()));
       } else {
         row.append(button("Review in cells", "ask-review", "Show each change in its cell", () => this.review(turn)));
+      }
+      if (this.changedTurn === turn.id && this.plan.anyAccepted) {
+        row.append(button("Run changed cells", "ask-run-changed",
+          "Run the cells the accepted changes modified or added, in notebook order", () => this.runChanged()));
       }
       bar.append(row);
     }

@@ -4,9 +4,12 @@
 // one `apply_cell_changes` (one undoable step: `z`). A change to a new cell is reviewed below (or above)
 // its neighbour; a deletion shows the whole cell as deleted lines. A cell deleted meanwhile (another tab)
 // drops its change and says so; a refused request (a cell changed since) keeps every review open.
+// The cells an accepted change modified or added are remembered (`changed()`, for "Run changed cells"),
+// each with its text before the change and the question, for its Fix (editing/fix-cause.ts).
 
 import { el } from "../dom";
 import type { CellChange, ClientMessage, PlannedChange, ServerMessage } from "../protocol";
+import { acceptedChange, noteAcceptedChange } from "../editing/fix-cause";
 import { ReviewView } from "../editing/review";
 
 export type Slot = "above" | "in" | "below";
@@ -80,10 +83,23 @@ class ChangeReview {
   }
 }
 
+/** A request on its way: its ref, the reviews it takes (kept open until the server has it), the cells it
+ *  modifies (with their text before) and how many cells it adds. */
+interface Applying {
+  ref: string;
+  reviews: ChangeReview[];
+  modified: { id: string; before: string }[];
+  inserts: number;
+}
+
 export class PlanReview {
   private reviews: ChangeReview[] = [];
-  /** The request on its way (its ref) and the reviews it takes, kept open until the server has it. */
-  private applying: { ref: string; reviews: ChangeReview[] } | null = null;
+  private applying: Applying | null = null;
+  /** The question whose answer is under review (the instruction an accepted change carries to its Fix). */
+  private question = "";
+  /** The cells accepted changes modified or added, in the order accepted; new cells still to come. */
+  private accepted: string[] = [];
+  private insertsToCome = 0;
 
   constructor(private readonly host: PlanHost, private readonly onChange: (notice: string | null) => void) {}
 
@@ -91,9 +107,27 @@ export class PlanReview {
     return this.reviews.length > 0;
   }
 
-  /** Show each change in its cell; what could not be shown is said in the notice. */
-  start(changes: readonly PlannedChange[]): void {
+  /** The cells accepted changes of this review modified or added (and not deleted since), in notebook
+   *  order, without those whose change was undone (their text is back to what it was). */
+  changed(): string[] {
+    const present = this.accepted.filter((id) => {
+      const source = this.host.cellSource(id);
+      return source !== null && acceptedChange(id, source) !== null;
+    });
+    return present.sort((a, b) => this.host.cellNumber(a) - this.host.cellNumber(b));
+  }
+
+  /** Some change of this review was accepted (the cells it touched may still be arriving). */
+  get anyAccepted(): boolean {
+    return this.accepted.length > 0 || this.insertsToCome > 0;
+  }
+
+  /** Show each change of the answer to `question` in its cell; what could not be shown is said in the notice. */
+  start(changes: readonly PlannedChange[], question: string): void {
     this.closeAll();
+    this.question = question;
+    this.accepted = [];
+    this.insertsToCome = 0;
     const missing: string[] = [];
     for (const change of changes) {
       const anchor = change.cell_id ?? this.host.firstCell();
@@ -125,12 +159,15 @@ export class PlanReview {
       this.onChange(`Nothing was changed: ${message.message}`);
       return;
     }
-    if (message.type === "snapshot" && this.applying) {
+    if (message.type === "snapshot") {
       this.applying = null; // the socket dropped: whether it arrived is not known; the reviews stay
+      this.insertsToCome = 0;
     }
     const ours = "origin" in message && message.origin === this.host.clientId();
     if (ours && this.applying && ["cells_deleted", "cell_inserted", "sources_replaced"].includes(message.type)) {
       const done = this.applying.reviews;
+      this.remember(this.applying);
+      if (message.type === "cell_inserted") this.noteInserted(message.cell.id);
       this.applying = null;
       for (const review of done) this.remove(review);
       const first = done.find((review) => this.host.cellSource(review.anchor) !== null);
@@ -138,6 +175,7 @@ export class PlanReview {
       this.onChange(null);
       return;
     }
+    if (ours && message.type === "cell_inserted" && this.insertsToCome > 0) this.noteInserted(message.cell.id);
     if (message.type === "cells_deleted" || message.type === "cells_replaced" || message.type === "snapshot") {
       queueMicrotask(() => this.dropGone(ours)); // once the page has taken the message (its cells are gone)
     }
@@ -150,20 +188,40 @@ export class PlanReview {
     if (gone.length && !ours) this.onChange("A reviewed cell was deleted in another tab: its change was dropped.");
   }
 
+  /** An applied request's cells: modified ones now, new ones as their `cell_inserted` events come. */
+  private remember(applied: Applying): void {
+    for (const { id, before } of applied.modified) {
+      noteAcceptedChange(id, { before, instruction: this.question });
+      if (!this.accepted.includes(id)) this.accepted.push(id);
+    }
+    this.insertsToCome += applied.inserts;
+  }
+
+  private noteInserted(id: string): void {
+    this.insertsToCome -= 1;
+    noteAcceptedChange(id, { before: "", instruction: this.question });
+    this.accepted.push(id);
+  }
+
   private apply(reviews: ChangeReview[]): void {
     if (this.applying) return;
-    const changes = reviews.map((review) => review.wire()).filter((change): change is CellChange => change !== null);
-    if (changes.length === 0) {
+    const wired = reviews.flatMap((review) => {
+      const change = review.wire();
+      return change ? [{ review, change }] : [];
+    });
+    if (wired.length === 0) {
       for (const review of reviews) this.remove(review);
       this.onChange(null);
       return;
     }
     const ref = `apply${++applyRefs}`;
-    if (!this.host.send({ type: "apply_cell_changes", ref, changes })) {
+    if (!this.host.send({ type: "apply_cell_changes", ref, changes: wired.map(({ change }) => change) })) {
       this.onChange("Not connected to the server: nothing was changed.");
       return;
     }
-    this.applying = { ref, reviews };
+    const modified = wired.flatMap(({ review, change }) =>
+      change.kind === "modify" && change.cell_id ? [{ id: change.cell_id, before: review.original }] : []);
+    this.applying = { ref, reviews, modified, inserts: wired.filter(({ change }) => change.kind === "insert").length };
   }
 
   private drop(review: ChangeReview): void {

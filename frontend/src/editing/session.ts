@@ -27,6 +27,7 @@ import {
   SUPERSEDED,
   targetText,
 } from "./messages";
+import { acceptedChange } from "./fix-cause";
 import { PromptBox } from "./prompt";
 import { ReviewView } from "./review";
 import { applyRange, carryOver, changesBetween, type Range, rangeFromWire, rangeText, selectionToWire, streamingText } from "./text";
@@ -126,7 +127,8 @@ export class EditSession {
     this.stopReview();
     this.element.hidden = false;
     this.prompt.show("", FIX_INSTRUCTION);
-    this.send({ cell_id: this.host.cellId, ref: "", instruction: FIX_INSTRUCTION, selection: null, trigger: "fix", previous: null });
+    const cause = acceptedChange(this.host.cellId, this.host.editor.source);
+    this.send({ cell_id: this.host.cellId, ref: "", instruction: FIX_INSTRUCTION, selection: null, trigger: "fix", previous: null, cause });
   }
 
   /** The server's text for the cell changed (another tab): a review of the old text is dropped. */

@@ -1,21 +1,25 @@
 """The edit model as Ask sees it: chat messages in, a free answer (Markdown) streamed out.
 
 The same models as Edit with AI (the `edit_model` setting, the edit registry), asked differently: no stop at
-a code block's end. In process (llama.cpp, transformers): the model's own chat template
+a code block's end. Each model says what its answer is drafted against (`draft`: the cells as unchanged
+changes, `plan.unchanged_answer`). In process (llama.cpp, transformers): the model's own chat template
 (`models.chat_template`) and greedy until the end of its turn, with speculative edits
-(`decoding.edits.EditSearch`) drafting the notebook's cells (`plan.unchanged_answer`): a cell the answer
+(`decoding.edits.EditSearch`) drafting every code cell of the notebook (free where unused): a cell the answer
 rewrites is decoded with its original as the draft, as Edit with AI's cell is; the tokens are greedy's. On a
-server (`models.remote_chat`, openai: or llamacpp:): its streamed chat completions, without a prediction
-(a whole notebook predicted for a mostly prose answer would be paid for, token by token, and thrown away).
+server (`models.remote_chat`): its streamed chat completions, with the cells the question is about (the
+selected ones; none selected: the notebook's) as the prediction, Ctrl+K's own path (`ChatServer`: openai:
+sends it as `prediction` where the server takes it, llamacpp: speculates with its own draft model). A
+prediction is paid for where unused, so none goes out that is longer than the answer may be.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from typing import Protocol
 
+from ghostbook.asking.plan import unchanged_answer
 from ghostbook.decoding.edits import EditSearch
 from ghostbook.editing.models import decoded_text
 from ghostbook.models.backend import Backend
@@ -23,6 +27,7 @@ from ghostbook.models.chat_template import chat_prompt_ids
 from ghostbook.models.remote_chat import ChatServer
 
 Messages = list[dict[str, str]]
+Cells = Sequence[tuple[str, str]]  # (id, source) of code cells
 
 
 class AskModel(Protocol):
@@ -30,6 +35,11 @@ class AskModel(Protocol):
     context: int  # the model's context length in tokens
 
     def count_tokens(self, text: str) -> int: ...
+
+    def draft(self, notebook: Cells, asked: Cells, max_tokens: int) -> str:
+        """What the answer may copy, for speculative decoding ("": nothing): from the notebook's code cells
+        or those the question is about (`asked`, empty when it names none), for an answer of at most
+        `max_tokens`."""
 
     def stream(self, messages: Messages, draft: str, cancel: threading.Event,
                max_tokens: int) -> AsyncGenerator[str, None]:
@@ -50,6 +60,9 @@ class InProcessAsk:
 
     def count_tokens(self, text: str) -> int:
         return len(self.backend.tokenize(text))
+
+    def draft(self, notebook: Cells, asked: Cells, max_tokens: int) -> str:
+        return unchanged_answer(notebook)
 
     async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
                      max_tokens: int) -> AsyncGenerator[str, None]:
@@ -76,9 +89,13 @@ class ServerAsk:
     def count_tokens(self, text: str) -> int:
         return len(text) // 3 + 1  # the server's tokenizer is not at hand (as editing.models.ServerModel)
 
+    def draft(self, notebook: Cells, asked: Cells, max_tokens: int) -> str:
+        draft = unchanged_answer(asked or notebook)
+        return draft if self.count_tokens(draft) <= max_tokens else ""
+
     async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
                      max_tokens: int) -> AsyncGenerator[str, None]:
-        async with contextlib.aclosing(self.server.stream_chat(messages, None, cancel, max_tokens)) as stream:
+        async with contextlib.aclosing(self.server.stream_chat(messages, draft or None, cancel, max_tokens)) as stream:
             async for text in stream:
                 yield text
 

@@ -22,7 +22,7 @@ from ghostbook import protocol as p
 from ghostbook.asking import prompt
 from ghostbook.asking.conversation import Conversation, Turn
 from ghostbook.asking.models import AskModel, ask_model
-from ghostbook.asking.plan import parse_plan, unchanged_answer
+from ghostbook.asking.plan import parse_plan
 from ghostbook.asking.repeats import loop_start
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Send
@@ -121,7 +121,9 @@ class AskService:
             budget = max(256, min(CONTEXT_TOKENS, model.context - ANSWER_TOKENS - 64))
             messages = prompt.build_messages(self._context(turn), model.count_tokens, budget)
             last_sent = time.monotonic()
-            draft = unchanged_answer([(cell.id, cell.source) for cell in self._cells() if cell.cell_type == "code"])
+            code = [(cell.id, cell.source) for cell in self._cells() if cell.cell_type == "code"]
+            asked = set(turn.cell_ids)
+            draft = model.draft(code, [cell for cell in code if cell[0] in asked], ANSWER_TOKENS)
             async with contextlib.aclosing(model.stream(messages, draft, answering.cancel, ANSWER_TOKENS)) as stream:
                 async for delta in stream:
                     if not turn.answering:

@@ -34,7 +34,8 @@ class EditError(RuntimeError):
 
 @dataclass(frozen=True)
 class EditRequest:
-    """What to rewrite: cell `index` of `cells` (or its `selection`'s lines) as `instruction` says."""
+    """What to rewrite: cell `index` of `cells` (or its `selection`'s lines) as `instruction` says; `cause`:
+    the accepted change that made the cell what it is (its Fix tells the model)."""
 
     cells: Sequence[CellText]
     index: int
@@ -45,6 +46,7 @@ class EditRequest:
     error: ErrorInfo | None = None
     previous: str | None = None
     attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # the kernel's dir() of names
+    cause: prompt.ChangeCause | None = None
 
     @property
     def source(self) -> str:
@@ -123,7 +125,7 @@ class EditEngine:
         context = prompt.EditContext(cells=list(request.cells), index=request.index, selection=request.selection,
                                      instruction=instruction, namespace_lines=list(request.namespace),
                                      error=request.error.text() if request.error is not None else None,
-                                     previous=request.previous)
+                                     cause=request.cause, previous=request.previous)
         messages = prompt.build_messages(context, self.model.count_tokens, self.budget)
         draft = prompt.draft_answer(request.previous if request.previous is not None else original)
         began = time.perf_counter()

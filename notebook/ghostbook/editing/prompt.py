@@ -5,8 +5,10 @@ cell, Generate, the new cell) in one ```python block, unchanged lines kept as th
 that `draft_answer(original)` is the answer the model gives where it changes nothing (the draft of the
 speculative edits). The user message holds, in this order: the notebook's cells above and below (the
 completion's `ContextBuilder` fits them to the token budget), the kernel's live state
-(`completion.namespace_provider` lines), the cell, the selection, the error's traceback (Fix), the
-previous proposal and earlier instructions (a follow-up), and the instruction last.
+(`completion.namespace_provider` lines), the cell, the selection, the error's traceback (Fix), the change
+the user accepted into the cell just before (`ChangeCause`: its text before and what was asked; a Fix after
+Ask's "Run changed cells"), the previous proposal and earlier instructions (a follow-up), and the
+instruction last.
 """
 
 from __future__ import annotations
@@ -38,6 +40,16 @@ KERNEL_SHARE = 0.25
 # the cells below get at most this share of the room left for the cells
 BELOW_SHARE = 0.3
 _FIELD = re.compile(r" (shape|dtype|len|columns|keys)=")
+MAX_BEFORE = 3000  # characters of a cause's text before the change (the middle gives way)
+
+
+@dataclass(frozen=True)
+class ChangeCause:
+    """The change the user accepted into the cell (an Ask answer's) that made it what it is: the cell's text
+    `before` it ("" for a cell the change added) and the `instruction` that asked for it."""
+
+    before: str
+    instruction: str
 
 
 @dataclass
@@ -45,8 +57,8 @@ class EditContext:
     """What an edit request knows: the notebook's `cells` and the edited one's `index`, the `selection`
     (character offsets in that cell; None: the whole cell), the `instruction`, the kernel's
     `namespace_lines` (as `completion.namespace_provider` gathers them), the `error` (a plain traceback,
-    for Fix), the `previous` proposal that a follow-up refines and the earlier instructions (`history`,
-    oldest first) that led to it."""
+    for Fix), the accepted change that made the cell what it is (`cause`), the `previous` proposal that a
+    follow-up refines and the earlier instructions (`history`, oldest first) that led to it."""
 
     cells: list[CellText]
     index: int
@@ -54,6 +66,7 @@ class EditContext:
     instruction: str
     namespace_lines: list[str] = field(default_factory=list)
     error: str | None = None
+    cause: ChangeCause | None = None
     previous: str | None = None
     history: list[str] = field(default_factory=list)
 
@@ -143,6 +156,8 @@ def _request(ctx: EditContext, source: str, start: int, end: int, whole: bool) -
     if ctx.error:
         error = cut_middle(strip_ansi(ctx.error).strip("\n"), MAX_TRACEBACK)
         parts.append(f"Running the cell raised this error:\n{FENCE}\n{error}\n{FENCE}")
+    if ctx.cause is not None:
+        parts.append(cause_section(ctx.cause))
     what = "cell" if whole else "selection"
     if ctx.previous is not None:
         parts.append(f"Your previous proposal for the {what}:\n{_block(ctx.previous)}")
@@ -166,6 +181,17 @@ def _new_cell_request(ctx: EditContext) -> str:
     parts += [f"Change your proposal as follows: {ctx.instruction.strip()}",
               f"Answer with the whole new cell in one {FENCE}python block."]
     return "\n\n".join(parts)
+
+
+def cause_section(cause: ChangeCause) -> str:
+    """What the prompt says of the change the user accepted into the cell: what was asked, and the cell
+    before it (or that the change added the cell)."""
+    asked = " ".join(cause.instruction.split()) or "(no instruction)"
+    if not cause.before.strip():
+        return f"The cell is new: the user asked “{asked}” and accepted this cell as the answer's change."
+    before = cut_middle(cause.before.strip("\n"), MAX_BEFORE)
+    return (f"The user just changed this cell, asking “{asked}”, and accepted the change. Before that change "
+            f"the cell was:\n{_block(before)}")
 
 
 def kernel_section(lines: Sequence[str], count_tokens: Callable[[str], int], budget: int) -> str:

@@ -24,6 +24,7 @@ from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposa
 from ghostbook.editing.errors_text import ErrorInfo
 from ghostbook.editing.kernel_attributes import with_kernel_attributes
 from ghostbook.editing.models import EditModel, edit_model
+from ghostbook.editing.prompt import ChangeCause
 from ghostbook.models.backend import ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_edit_registry
 
@@ -164,10 +165,11 @@ class EditService:
                 raise EditError("empty", "The selection lies outside the cell (it changed): select again.")
             selection = (start, end) if end > start else None
         error = error_info(cell.outputs.to_json()) if message.trigger == "fix" else None
+        cause = None if message.cause is None else ChangeCause(message.cause.before, message.cause.instruction)
         return EditRequest([CellText(c.cell_type, c.source) for c in cells], index, message.instruction,
                            selection, message.trigger,
                            self._provider.namespace_lines() if self._provider is not None else [],
-                           error, message.previous)
+                           error, message.previous, cause=cause)
 
     async def _model(self, message: p.EditRequest) -> EditModel | None:
         """The edit engine's model, or None when none is chosen (the engine then says what to do);

@@ -346,10 +346,21 @@ class CancelDownload(_Message):
     type: Literal["cancel_download"]
 
 
+class AcceptedChange(BaseModel):
+    """The change the user accepted into a cell (an Ask answer's): the cell's source `before` it ("" for a new
+    cell) and the `instruction` (the question) that asked for it. A Fix of the cell tells the model."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    before: Source
+    instruction: str = Field(max_length=4000)
+
+
 class EditRequest(_Message):
     """Ask the edit model to rewrite the cell (or the lines of `selection`, character offsets) as
     `instruction` says; `fix`: the instruction is to fix the cell's error output. `previous`: the proposal a
-    follow-up instruction refines. A newer request from the same tab cancels the older one."""
+    follow-up instruction refines. `cause`: the accepted change that made the cell what it is (a Fix after
+    Ask's "Run changed cells"). A newer request from the same tab cancels the older one."""
 
     type: Literal["edit_request"]
     ref: str = Field(min_length=1, max_length=64)
@@ -358,6 +369,7 @@ class EditRequest(_Message):
     selection: Range | None = None
     trigger: Literal["edit", "fix"] = "edit"
     previous: Source | None = None
+    cause: AcceptedChange | None = None
 
 
 class EditCancel(_Message):
