@@ -3,7 +3,7 @@ them up, and answers that ignore the format (their blocks are no changes: the pa
 
 from __future__ import annotations
 
-from ghostbook.asking.plan import PlannedChange, parse_plan
+from ghostbook.asking.plan import PlannedChange, drop_unchanged, parse_plan
 
 IDS = ["a1b2c3", "d4e5f6", "g7h8i9"]
 
@@ -35,6 +35,25 @@ def test_dressed_up_markers_are_read() -> None:
 def test_the_prompts_own_marker_inside_the_block_names_the_cell() -> None:
     plan = parse_plan("Here:\n```python\n# cell d4e5f6\ny = 3\n```\n", IDS)
     assert plan.changes == [PlannedChange("modify", "d4e5f6", "y = 3")]
+
+
+def test_one_block_of_several_cells_is_split_at_their_lines_and_cells_copied_back_are_no_change() -> None:
+    """What SmolLM2 wrote in the browser for "rename the variable data to heart in every cell": the prompt's
+    cells copied back in one block, under their `# cell` lines (here with one really changed)."""
+    answer = ("The notebook's cells:\n```python\n# cell a1b2c3\ndata = load()\n\n# cell d4e5f6\nheart.tail()\n\n"
+              "# cell g7h8i9\nsurvival = data.survival\n```\n")
+    plan = parse_plan(answer, IDS)
+    assert plan.changes == [PlannedChange("modify", "a1b2c3", "data = load()"),
+                            PlannedChange("modify", "d4e5f6", "heart.tail()"),
+                            PlannedChange("modify", "g7h8i9", "survival = data.survival")]
+    sources = {"a1b2c3": "data = load()\n", "d4e5f6": "data.tail()", "g7h8i9": "survival = data.survival"}
+    assert drop_unchanged(plan, sources).changes == [PlannedChange("modify", "d4e5f6", "heart.tail()")]
+
+
+def test_a_marked_block_that_repeats_its_marker_and_goes_on_to_another_cell() -> None:
+    answer = "Cell a1b2c3:\n```python\n# cell a1b2c3\nx = 1\n# cell g7h8i9\nz = 3\n```\n"
+    assert parse_plan(answer, IDS).changes == [PlannedChange("modify", "a1b2c3", "x = 1"),
+                                               PlannedChange("modify", "g7h8i9", "z = 3")]
 
 
 def test_a_cell_named_by_its_number_and_a_new_cell_at_the_top() -> None:

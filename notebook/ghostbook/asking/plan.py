@@ -8,15 +8,16 @@ id the prompt showed it with:
     Delete cell 3f2a9c        the cell goes (no block)
 
 Models dress markers up (a heading, bold, backticks, "Replace cell", "Insert after", "cell 2" by its number)
-or copy the prompt's own `# cell <id>` line into the block: all of that is read. A block whose marker names
-no known cell, and a block with no marker, is not a change: the panel offers it as an insertion (its
-"Insert below" button), and `notes` says what was not understood.
+or copy the prompt's own `# cell <id>` line into the block (one block may hold several cells, each under
+its line): all of that is read, and a cell copied back unchanged is no change (`drop_unchanged`). A block
+whose marker names no known cell, and a block with no marker, is not a change: the panel offers it as an
+insertion (its "Insert below" button), and `notes` says what was not understood.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -85,16 +86,36 @@ def parse_plan(answer: str, cell_ids: Sequence[str]) -> Plan:
             continue
         fence = opening.group(1)
         end = next((j for j in range(i + 1, len(lines)) if lines[j].strip().startswith(fence)), len(lines))
-        body = lines[i + 1:end]
-        if pending is None and body and (inner := _INNER.match(body[0].strip())) is not None:
-            pending, body = _Marker("modify", inner.group("id")), body[1:]
-        elif pending is not None and body and _INNER.match(body[0].strip()):
-            body = body[1:]
+        head, parts = _split_inner(lines[i + 1:end])
+        if pending is not None and not "".join(head).strip() and parts:
+            head, parts = parts[0][1], parts[1:]  # the block repeats its marker as the prompt's `# cell` line
         if pending is not None:
-            _block(plan, pending, "\n".join(body).strip("\n"), cell_ids)
+            _block(plan, pending, "\n".join(head).strip("\n"), cell_ids)
+        for cell_id, body in parts:  # a block of several cells, each under its `# cell <id>` line
+            _block(plan, _Marker("modify", cell_id), "\n".join(body).strip("\n"), cell_ids)
         pending = None
         i = end + 1
     return plan
+
+
+def drop_unchanged(plan: Plan, sources: Mapping[str, str]) -> Plan:
+    """`plan` without the cells it modifies into their own `sources` (cell id -> text): a model that copies
+    the prompt's cells back proposes nothing for them."""
+    kept = [change for change in plan.changes if change.kind != "modify" or change.cell_id not in sources
+            or change.source.strip() != sources[change.cell_id].strip()]
+    return Plan(kept, plan.notes)
+
+
+def _split_inner(body: list[str]) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """A block's lines before its first `# cell <id>` line, and each such line's id with the lines under it."""
+    head: list[str] = []
+    parts: list[tuple[str, list[str]]] = []
+    for line in body:
+        if (inner := _INNER.match(line.strip())) is not None:
+            parts.append((inner.group("id"), []))
+        else:
+            (parts[-1][1] if parts else head).append(line)
+    return head, parts
 
 
 def _marker(line: str) -> _Marker | None:

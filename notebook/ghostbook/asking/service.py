@@ -22,7 +22,7 @@ from ghostbook import protocol as p
 from ghostbook.asking import prompt
 from ghostbook.asking.conversation import Conversation, Turn
 from ghostbook.asking.models import AskModel, ask_model
-from ghostbook.asking.plan import parse_plan
+from ghostbook.asking.plan import drop_unchanged, parse_plan
 from ghostbook.asking.repeats import loop_start
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Send
@@ -138,7 +138,9 @@ class AskService:
                         self._publish(turn)
                         last_sent = time.monotonic()
             if turn.answering:
-                turn.plan = parse_plan(turn.answer, [cell.id for cell in self._cells()])
+                cells = list(self._cells())
+                turn.plan = drop_unchanged(parse_plan(turn.answer, [cell.id for cell in cells]),
+                                           {cell.id: cell.source for cell in cells})
                 turn.state = "done"
         except asyncio.CancelledError:
             raise
