@@ -101,9 +101,11 @@ def parse_plan(answer: str, cell_ids: Sequence[str]) -> Plan:
 def drop_unchanged(plan: Plan, sources: Mapping[str, str]) -> Plan:
     """`plan` without the cells it modifies into their own `sources` (cell id -> text): a model that copies
     the prompt's cells back proposes nothing for them."""
-    kept = [change for change in plan.changes if change.kind != "modify" or change.cell_id not in sources
-            or change.source.strip() != sources[change.cell_id].strip()]
-    return Plan(kept, plan.notes)
+    def unchanged(change: PlannedChange) -> bool:
+        known = sources.get(change.cell_id or "")
+        return change.kind == "modify" and known is not None and change.source.strip() == known.strip()
+
+    return Plan([change for change in plan.changes if not unchanged(change)], plan.notes)
 
 
 def _split_inner(body: list[str]) -> tuple[list[str], list[tuple[str, list[str]]]]:
