@@ -46,6 +46,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="notebook tasks as the user writes them: only the cells above (run in a real kernel "
                          "first, its namespace in the prompt) and the cell up to the cursor; automatic and "
                          "forced requests; both: beside the whole-notebook tasks")
+    ap.add_argument("--attributes", choices=["on", "off", "both"], default="on",
+                    help="writing mode: the kernel's answer for the object whose attribute the cursor takes "
+                         "(`df.`: what df has) keeps ghost text to it; both: off and on, side by side")
     ap.add_argument("--cell-timeout", type=float, default=20.0,
                     help="writing mode: seconds a cell may run in the kernel before it is interrupted")
 
