@@ -2,11 +2,11 @@
 
 A class says what the cursor is taking and what the kernel knows of it there (the benchmark's own
 `Prepared` task; its `NotebookResult`): an attribute of a kernel object (`df.`: the kernel answers what
-`df` has), of a module (`np.`), of a name the kernel lacks (its cell failed, or it is bound in the cursor's
-own cell) or of an expression (`df[cols].`); a call's argument or a subscript's (after `(` or `,`), a
-value after `=`, a module after `import `, a new line below an import line, another new line, a new
-cell. Per class: forced requests exact, wrong (shown, not exact) and empty; automatic ones shown and
-their precision.
+`df` has), of a module (`np.`), of a name the kernel lacks (its cell failed, or it is bound in the
+cursor's own cell) or of an expression (`df[cols].`); after `(` or `,`, a call's argument or an item in
+`[ ]` (a list or a subscript); a value after `=`, a module after `import `, a new line below an import
+line, another new line, a new cell. Per class: forced requests exact, wrong (shown, not exact) and
+empty; automatic ones shown and their precision.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ghostbook.eval.writing import Prepared
 from ghostbook.eval.writing_report import summary
 
 CLASSES = ("attribute: kernel object", "attribute: module", "attribute: name the kernel lacks",
-           "attribute: expression", "call argument", "subscript", "value after =", "after import",
+           "attribute: expression", "call argument", "list or subscript", "value after =", "after import",
            "line below an import", "new line", "new cell", "other")
 _SUMMARY_NAME = re.compile(r"^(?:def |class )?([A-Za-z_]\w*)")
 _IMPORT_LINE = re.compile(r"^\s*(?:import|from)\s")
@@ -42,7 +42,7 @@ def classify(prepared: Prepared) -> str:
         return "attribute: kernel object" if owner.split(".", 1)[0] in names else "attribute: module"
     if task.kind in ("after (", "after ,"):
         inner = closers(head)[:1]
-        return {")": "call argument", "]": "subscript"}.get(inner, "other")
+        return {")": "call argument", "]": "list or subscript"}.get(inner, "other")
     if task.kind == "line":
         return "line below an import" if _IMPORT_LINE.match(task.line_above) else "new line"
     return {"after =": "value after =", "after import": "after import", "cell": "new cell"}.get(task.kind, "other")
