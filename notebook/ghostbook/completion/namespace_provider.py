@@ -24,7 +24,7 @@ from ghostbook.completion.silent_runner import SilentRunner
 log = logging.getLogger(__name__)
 
 MODULE = "__ghostbook_kernel__"
-ATTRIBUTES_TIMEOUT = 1.0  # a request waits at most this long for an object's attributes (a busy kernel)
+ATTRIBUTES_TIMEOUT = 0.5  # a request waits at most this long for an object's attributes (a busy kernel)
 EXPRESSION = (f"__import__('sys').modules[{MODULE!r}].summary(get_ipython().user_ns, "
               "get_ipython().user_ns_hidden)")
 
