@@ -14,7 +14,7 @@ from ghostbook.eval import notebook_bench as bench
 from ghostbook.eval import writing_classes, writing_report
 from ghostbook.eval.notebook_data import Notebook, write_notebooks
 from ghostbook.eval.notebook_tasks import NotebookTask, tasks_for
-from ghostbook.eval.writing import KernelStats, as_written, prepare, runnable
+from ghostbook.eval.writing import KernelStats, Prepared, as_written, prepare, runnable
 from ghostbook.models.loader import ModelRegistry, default_factory
 
 from tests.models.conftest import shared_tiny_gguf
@@ -177,3 +177,17 @@ async def test_a_task_after_a_kernel_objects_dot_gets_what_the_kernel_says_it_ha
     rows = {row["class"]: row["n"] for row in writing_classes.rows(prepared, results)}
     assert rows == {"attribute: kernel object": 2, "attribute: module": 1, "call argument": 1,
                     "list or subscript": 1, "after import": 1, "line below an import": 1}
+
+
+def test_the_class_of_an_attribute_says_what_the_kernel_can_know_of_its_owner() -> None:
+    def klass(cell: str, attributes: dict[str, tuple[str, ...]] | None = None) -> str:
+        task = NotebookTask("t#0", "t", "after .", ("x = 1", cell), 1, len(cell), "y")
+        return writing_classes.classify(Prepared(task, ("df: DataFrame shape=(2, 1)",), True, attributes or {}))
+
+    assert klass("df.", {"df": ("head",)}) == "attribute: kernel object"
+    assert klass("np.", {"np": ("zeros",)}) == "attribute: module"
+    assert klass("import numpy as np\nnp.") == "attribute: module imported in its cell"
+    assert klass("data = load()\ndata.") == "attribute: name bound in its cell"
+    assert klass("gone.") == "attribute: name the kernel lacks"
+    assert klass("df.groupby('a').") == "attribute: expression"
+    assert klass("from sklearn.") == "dotted name in an import"

@@ -2,8 +2,9 @@
 
 A class says what the cursor is taking and what the kernel knows of it there (the benchmark's own
 `Prepared` task; its `NotebookResult`): an attribute of a kernel object (`df.`: the kernel answers what
-`df` has), of a module (`np.`), of a name the kernel lacks (its cell failed, or it is bound in the
-cursor's own cell) or of an expression (`df[cols].`); after `(` or `,`, a call's argument or an item in
+`df` has), of a module (`np.`), of a module imported or a name bound in the cursor's own cell (not run
+yet), of a name the kernel lacks (a cell failed) or of an expression (`df[cols].`); a dotted module in
+an import (`from sklearn.`); after `(` or `,`, a call's argument or an item in
 `[ ]` (a list or a subscript); a value after `=`, a module after `import `, a new line below an import
 line, another new line, a new cell. Per class: forced requests exact, wrong (shown, not exact) and
 empty; automatic ones shown and their precision.
@@ -16,12 +17,15 @@ from collections.abc import Sequence
 
 from ghostbook.completion.calls import closers
 from ghostbook.completion.kernel_attributes import owner_at_cursor
+from ghostbook.completion.module_attributes import aliases
+from ghostbook.decoding.attributes import owner_at
 from ghostbook.eval.notebook_bench import NotebookResult
 from ghostbook.eval.writing import Prepared
 from ghostbook.eval.writing_report import summary
 
-CLASSES = ("attribute: kernel object", "attribute: module", "attribute: name the kernel lacks",
-           "attribute: expression", "call argument", "list or subscript", "value after =", "after import",
+CLASSES = ("attribute: kernel object", "attribute: module", "attribute: module imported in its cell",
+           "attribute: name bound in its cell", "attribute: name the kernel lacks", "attribute: expression",
+           "dotted name in an import", "call argument", "list or subscript", "value after =", "after import",
            "line below an import", "new line", "new cell", "other")
 _SUMMARY_NAME = re.compile(r"^(?:def |class )?([A-Za-z_]\w*)")
 _IMPORT_LINE = re.compile(r"^\s*(?:import|from)\s")
@@ -33,10 +37,15 @@ def classify(prepared: Prepared) -> str:
     cell = task.cells[task.index][: task.cursor]
     head = cell.rsplit("\n", 1)[-1]
     if task.kind == "after .":
-        owner = owner_at_cursor(cell)
-        if owner is None and head.rstrip(".").endswith((")", "]")):
+        owner, above = owner_at_cursor(cell), cell[: len(cell) - len(head)]
+        if _IMPORT_LINE.match(head):
+            return "dotted name in an import"
+        if owner is None and (named := owner_at(head)) is not None:
+            in_cell = "module imported" if named.split(".", 1)[0] in aliases(above) else "name bound"
+            return f"attribute: {in_cell} in its cell"
+        if owner is None:
             return "attribute: expression"
-        if owner is None or owner not in prepared.attributes:
+        if owner not in prepared.attributes:
             return "attribute: name the kernel lacks"
         names = {m.group(1) for line in prepared.namespace if (m := _SUMMARY_NAME.match(line))}
         return "attribute: kernel object" if owner.split(".", 1)[0] in names else "attribute: module"
