@@ -25,6 +25,9 @@ class Namespace:
 
     async def settled(self) -> None: ...
 
+    async def attributes(self, owner: str) -> tuple[str, ...] | None:
+        return None
+
 
 def make_service(tmp_path: Path, backend: object | None = None, model: str = "default",
                  cells: list[FakeCell] | None = None) -> tuple[CompletionService, Outbox, list[FakeCell]]:

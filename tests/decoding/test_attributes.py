@@ -119,3 +119,18 @@ def test_the_plan_asks_for_it_after_a_dot_with_the_known_attributes() -> None:
     mid_line = plan("total = s").rules
     assert mid_line.syntax is not None and mid_line.syntax.fits(b"ales") and mid_line.indent == start_rule(
         NOTEBOOK + "total = s")
+
+
+def test_a_kernel_objects_attribute_is_one_it_has() -> None:
+    """`has` (what the kernel's `df` has) is all there is, whatever the notebook does with a name; of a
+    module's, those the table lists (or the notebook writes after it) where it lists any."""
+    text = "df = load()\nrevenue = 3\nprint(df['revenue'])\ndf.profit\ndf."
+    rule = Attributes.at("df.", text, has=["revenue", "head", "groupby"])
+    assert rule is not None and rule.fits(b"revenue.sum()") and rule.fits(b"head()")
+    assert not rule.fits(b"profit") and not rule.fits(b"revenues") and rule.allows(b"rev") is None
+    assert rule.allows(b"pro") is False
+    module = Attributes.at("np.", "x = np.zeros(3)\nnp.", known=["array", "float"], has=["array", "zeros", "pi"])
+    assert module is not None and module.fits(b"array([1])") and module.fits(b"zeros(2)")
+    assert not module.fits(b"float") and not module.fits(b"pi")  # not in numpy here; not one the table lists
+    unknown_to_table = Attributes.at("np.", "np.", known=["float"], has=["pi"])
+    assert unknown_to_table is not None and unknown_to_table.fits(b"pi")

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from ghostbook.completion.settings import CompletionSettings
 from ghostbook.eval import notebook_bench as bench
-from ghostbook.eval import writing_report
+from ghostbook.eval import writing_classes, writing_report
 from ghostbook.eval.notebook_data import Notebook, write_notebooks
 from ghostbook.eval.notebook_tasks import NotebookTask, tasks_for
-from ghostbook.eval.writing import KernelStats, as_written, prepare, runnable
+from ghostbook.eval.writing import KernelStats, Prepared, as_written, prepare, runnable
 from ghostbook.models.loader import ModelRegistry, default_factory
 
 from tests.models.conftest import shared_tiny_gguf
@@ -151,3 +151,43 @@ def test_eval_cli_writing_both_prints_writing_beside_whole(
     saved = json.loads((tmp_path / "out.writing-tiny-ghostbook.gguf.json").read_text())
     assert set(saved["results"]) == {"whole", "writing"} and saved["kernel"]["notebooks"] == 2
     assert not all(saved["clean"].values()) and any(saved["clean"].values())
+
+
+ATTRIBUTES = Notebook("demo/attrs.ipynb", "demo", "MIT", [
+    "import math\nWORDS = ['alpha', 'beta']",
+    "n = WORDS.count('alpha')\nroot = math.sqrt(n)\nprint(root, n)\nWORDS.sort()",
+])
+
+
+@pytest.mark.timeout(240)
+async def test_a_task_after_a_kernel_objects_dot_gets_what_the_kernel_says_it_has_and_its_class() -> None:
+    tasks = [t for t in tasks_for(ATTRIBUTES, 40) if t.kind in ("after .", "after import", "after ,")
+             or (t.kind == "line" and t.index == 0)]
+    prepared = await prepare(tasks, timeout=20.0)
+    by_head = {p.task.cells[-1].rsplit("\n", 1)[-1]: p for p in prepared}
+    words, module = by_head["n = WORDS."], by_head["root = math."]
+    assert set(words.attributes) == {"WORDS"} and {"count", "sort", "append"} <= set(words.attributes["WORDS"])
+    assert "sqrt" in module.attributes["math"]
+    assert {head: writing_classes.classify(p) for head, p in by_head.items()} == {
+        "n = WORDS.": "attribute: kernel object", "WORDS.": "attribute: kernel object",
+        "root = math.": "attribute: module", "import ": "after import", "": "line below an import",
+        "print(root, ": "call argument", "WORDS = ['alpha', ": "list or subscript"}
+    results = [bench.NotebookResult(p.task.task_id, p.task.kind, p.task.expected, "", False, 0.0, True, None, 1.0,
+                                    shown_auto="") for p in prepared]
+    rows = {row["class"]: row["n"] for row in writing_classes.rows(prepared, results)}
+    assert rows == {"attribute: kernel object": 2, "attribute: module": 1, "call argument": 1,
+                    "list or subscript": 1, "after import": 1, "line below an import": 1}
+
+
+def test_the_class_of_an_attribute_says_what_the_kernel_can_know_of_its_owner() -> None:
+    def klass(cell: str, attributes: dict[str, tuple[str, ...]] | None = None) -> str:
+        task = NotebookTask("t#0", "t", "after .", ("x = 1", cell), 1, len(cell), "y")
+        return writing_classes.classify(Prepared(task, ("df: DataFrame shape=(2, 1)",), True, attributes or {}))
+
+    assert klass("df.", {"df": ("head",)}) == "attribute: kernel object"
+    assert klass("np.", {"np": ("zeros",)}) == "attribute: module"
+    assert klass("import numpy as np\nnp.") == "attribute: module imported in its cell"
+    assert klass("data = load()\ndata.") == "attribute: name bound in its cell"
+    assert klass("gone.") == "attribute: name the kernel lacks"
+    assert klass("df.groupby('a').") == "attribute: expression"
+    assert klass("from sklearn.") == "dotted name in an import"

@@ -87,11 +87,12 @@ _MIRROR = str.maketrans("()[]{}", ")(][}{")
 _KNOWN = set(dir(builtins)) | set(keyword.kwlist)
 
 
-def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
+def candidates(head: str, before: str, after: str, rest: str = "", has: Sequence[str] | None = None) -> list[str]:
     """Texts to insert at the cursor, best guesses first, at most `MAX_CANDIDATES`: `head` is the
     cursor's line before the cursor, `before` the notebook's text above that line (cells above, the
     namespace summary among them, and the cell's lines above), `after` the text after the cursor's
-    line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it)."""
+    line; `rest` what the cursor's line already has after the cursor (a candidate ending in it drops it);
+    `has`: after a kernel object's `X.`, what X has (its names complete a word being typed too)."""
     if head.strip() == "" and rest.strip():
         return []
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
@@ -116,7 +117,7 @@ def candidates(head: str, before: str, after: str, rest: str = "") -> list[str]:
         # notebook's only as its end does (`penguins = sns.`: `load_dataset("penguins")`, not `jointplot(`)
         key, rests = _continuations(head.lstrip(), before, after)
         own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + \
-            _words(head, before, after)
+            _words(head, before, after, has or ())
         memory = _memory_rests(head, before, after)
         found = analogies(head, before, after) + (memory + own if len(key) < len(head.lstrip()) else own + memory)
         # what follows the line above elsewhere, where it begins so, comes second (`plt.tight_layout()`
@@ -338,9 +339,10 @@ def _word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-def _words(head: str, before: str, after: str) -> list[str]:
+def _words(head: str, before: str, after: str, has: Sequence[str] = ()) -> list[str]:
     """The notebook's names (or string keys, inside a string) that start with the word being typed (2+
-    characters of a name; after a `.`, attribute names), the string and the line's open brackets closed."""
+    characters of a name; after a `.`, attribute names, then those of `has`: what the kernel's object
+    has), the string and the line's open brackets closed."""
     string = _STRING_PARTIAL.search(head)
     if string is not None and _in_string(head):
         quote, partial = string.groups()
@@ -351,8 +353,8 @@ def _words(head: str, before: str, after: str) -> list[str]:
         if m is None or len(m.group()) < 2:
             return []
         partial, ending, dot = m.group(), "", head[m.start() - 1 : m.start()] == "."
-        words = (w.group() for w in _nearest(before, after, _WORD)
-                 if not dot or w.string[w.start() - 1 : w.start()] == ".")
+        words = itertools.chain((w.group() for w in _nearest(before, after, _WORD)
+                                 if not dot or w.string[w.start() - 1 : w.start()] == "."), has if dot else ())
     seen: list[str] = []
     for word in words:
         if word.startswith(partial) and len(word) > len(partial) and word not in seen and word not in _KNOWN:

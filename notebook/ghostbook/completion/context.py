@@ -27,6 +27,10 @@ class ContextProvider(Protocol):
     async def settled(self) -> None:
         """Return once the summary owed since the last run ended is made (or after a short wait)."""
 
+    async def attributes(self, owner: str) -> tuple[str, ...] | None:
+        """The attribute names of the kernel's object `owner` (a dotted name); None: no such object, or
+        the kernel cannot say."""
+
 
 @dataclass(frozen=True)
 class CellText:
@@ -38,7 +42,9 @@ class CellText:
 class Context:
     """`prefix`/`suffix` go into the prompt; `cell_prefix`/`cell_suffix` are the current cell's parts;
     `above`/`below` the whole notebook's text above and below the cell (the namespace block first), for
-    the candidates copied from it (`completion.candidates`; "": only what the prompt holds)."""
+    the candidates copied from it (`completion.candidates`; "": only what the prompt holds);
+    `attributes`: where the cursor takes an attribute of a kernel object (`df.`), what it has (None:
+    unknown)."""
 
     prefix: str
     suffix: str
@@ -46,6 +52,7 @@ class Context:
     cell_suffix: str
     above: str = ""
     below: str = ""
+    attributes: tuple[str, ...] | None = None
 
 
 def as_code(cell: CellText) -> str:

@@ -1,7 +1,9 @@
 """The kernel namespace summary as completion context: runs kernels/ghostbook_kernel/namespace.py
-silently in the notebook's kernel (whatever IPython kernel it is; nothing is installed there).
+silently in the notebook's kernel (whatever IPython kernel it is; nothing is installed there); and
+what one object there has (`attributes`: ghost text after `df.`).
 
-Completion sees only `namespace_lines()`; this module sees only an object with `run_silent`.
+Completion sees only `namespace_lines()` and `attributes()`; this module sees only an object with
+`run_silent`.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+
+from ghostbook.completion.kernel_attributes import kernel_attributes
+from ghostbook.completion.silent_runner import SilentRunner
 
 log = logging.getLogger(__name__)
 
 MODULE = "__ghostbook_kernel__"
+ATTRIBUTES_TIMEOUT = 0.5  # a request waits at most this long for an object's attributes (a busy kernel)
 EXPRESSION = (f"__import__('sys').modules[{MODULE!r}].summary(get_ipython().user_ns, "
               "get_ipython().user_ns_hidden)")
 
@@ -46,11 +52,6 @@ def parse_reply(reply: dict[str, Any]) -> list[str]:
     return [str(line) for line in lines if isinstance(line, str)]
 
 
-class SilentRunner(Protocol):
-    async def run_silent(self, code: str, timeout: float = 5.0,
-                         user_expressions: dict[str, str] | None = None) -> dict[str, Any]: ...
-
-
 class KernelNamespace:
     """Caches the latest summary; `refresh()` coalesces calls so at most one runs at a time. A run's end
     makes a summary owed (`outdated`): a request that comes before it is made waits for it (`settled`)."""
@@ -68,18 +69,30 @@ class KernelNamespace:
         self._owed = False  # the namespace changed after the last refresh began
         self._settle_timeout = settle_timeout
         self._task: asyncio.Task[None] | None = None
+        self._attributes: dict[str, tuple[str, ...] | None] = {}  # since the last run ended
 
     def namespace_lines(self) -> list[str]:
         return self.lines
+
+    async def attributes(self, owner: str) -> tuple[str, ...] | None:
+        """The public attribute names of `owner` (a dotted name) in the kernel, asked once between runs;
+        None where the kernel has no such object or cannot say in time."""
+        if owner not in self._attributes:
+            runner = self._runner()
+            found = await kernel_attributes(runner, [owner], ATTRIBUTES_TIMEOUT) if runner is not None else {}
+            self._attributes[owner] = found.get(owner)
+        return self._attributes[owner]
 
     def clear(self) -> None:
         """The kernel restarted: its namespace is empty."""
         self.lines = []
         self._owed = False
+        self._attributes.clear()
 
     def outdated(self) -> None:
         """A run ended in the kernel: the summary is out of date until the next refresh."""
         self._owed = True
+        self._attributes.clear()
 
     async def settled(self) -> None:
         """Wait (at most `settle_timeout`) for a summary begun after the last run ended, when one is owed or in

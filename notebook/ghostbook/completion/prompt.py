@@ -8,6 +8,7 @@ from ghostbook.completion.candidates import candidates, names_to_import
 from ghostbook.completion.context import Context
 from ghostbook.completion.filters import multi_line_possible
 from ghostbook.completion.module_attributes import at_cursor
+from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.copy_model import CopyModel
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.tokens import heal, indentation_to_heal, should_heal
@@ -59,7 +60,7 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, mode)
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
-    around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx))
+    around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx), ctx.attributes)
     plan = DecodePlan.around(around, removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),
@@ -90,9 +91,12 @@ def around_line(ctx: Context) -> tuple[str, str, str]:
 
 
 def candidate_lines(ctx: Context) -> list[str]:
-    """The rests of the cursor's line copied from the notebook (`completion.candidates`), best first."""
+    """The rests of the cursor's line copied from the notebook (`completion.candidates`), best first;
+    after a kernel object's `X.`, only those that take an attribute X has."""
     head, before, after = around_line(ctx)
-    return candidates(head, before, after, ctx.cell_suffix.partition("\n")[0])
+    found = candidates(head, before, after, ctx.cell_suffix.partition("\n")[0], ctx.attributes)
+    rule = Attributes.at(head, "", None, ctx.attributes) if ctx.attributes is not None else None
+    return found if rule is None else [line for line in found if rule.fits(line.encode())]
 
 
 def copy_ids(backend: Backend, ctx: Context, healed: bytes) -> tuple[tuple[int, ...], ...]:

@@ -26,6 +26,7 @@ from ghostbook.completion.candidates import completes_key
 from ghostbook.completion.confidence import Evidence, confidence_model
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider, namespace_block
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
+from ghostbook.completion.kernel_attributes import owner_at_cursor
 from ghostbook.completion.line_memory import line_memory
 from ghostbook.completion.prompt import Prompt, around_line, candidate_lines, layout_for, make_prompt
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
@@ -196,8 +197,11 @@ class CompletionService:
         if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
+        attributes = None
         if self._provider is not None:
             await self._provider.settled()  # just after a run: its names, not the summary before it
+            owner = owner_at_cursor(source[:cursor])
+            attributes = await self._provider.attributes(owner) if owner is not None else None
         backend = await self.registry.for_request(settings.model)  # while another loads: the one serving
         if backend is None:
             status = self.registry.status
@@ -207,7 +211,7 @@ class CompletionService:
                                 cells, index, cursor, self._provider.namespace_lines() if self._provider else ())):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
-        ctx = self._context(backend, cells, index, cursor, settings)
+        ctx = self._context(backend, cells, index, cursor, settings, attributes=attributes)
         hit = self.cache.get(ctx.prefix, ctx.suffix)
         if hit is not None and (hit.text or msg.trigger == "auto"):  # asked where nothing came: try again
             self.stats.cache_hits += 1
@@ -218,8 +222,8 @@ class CompletionService:
             return
         full, later = ctx, None
         if not isinstance(backend, RemoteBackend):  # a cold prompt: read a shorter one now, the whole one after
-            ctx, later = coldstart.choose(backend, ctx, lambda: self._context(backend, cells, index, cursor,
-                                                                                settings, cold=True),
+            ctx, later = coldstart.choose(backend, ctx, lambda: self._context(backend, cells, index, cursor, settings,
+                                                                                cold=True, attributes=attributes),
                                           settings.max_new_tokens)
         again = msg.trigger == "forced" and settings.search_ms > 0 and not isinstance(backend, RemoteBackend)
         hold = again and in_function_body(ctx.cell_prefix)  # general Python: the whole search pays there
@@ -332,16 +336,19 @@ class CompletionService:
             confidence is not None and confidence >= self.confidence.threshold(settings.suggest))
 
     def _context(self, backend: Backend, cells: Sequence[CellLike], index: int, cursor: int,
-                 settings: CompletionSettings, cold: bool = False) -> Context:
-        """The context for `cursor`; `cold`: as `self.cold` says (its own sticky cells above)."""
+                 settings: CompletionSettings, cold: bool = False,
+                 attributes: tuple[str, ...] | None = None) -> Context:
+        """The context for `cursor`; `cold`: as `self.cold` says (its own sticky cells above);
+        `attributes`: what the kernel's object at the cursor has (`Context.attributes`)."""
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
         if cold:
             budget = min(budget, self.cold.budget)
-        return self._builder_for(backend).build(
+        ctx = self._builder_for(backend).build(
             [CellText(c.cell_type, c.source) for c in cells], index, cursor, budget,
             self._provider.namespace_lines() if self._provider else (),
             0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id + ("\0cold" if cold else ""),
             neighbours=not (cold and self.cold.cell_only))
+        return dataclasses.replace(ctx, attributes=attributes) if attributes is not None else ctx
 
     def _prefill_soon(self, backend: Backend, ctx: Context) -> None:
         """Read `ctx`'s whole prompt into the KV cache in the background (any request stops it)."""

@@ -11,6 +11,9 @@ and on finished lines (`lines.LineFit`):
   variable, a module or a function of its own: no attribute;
 - where the attributes of X are `known` (a module's, counted in a corpus: `completion.module_attributes`),
   the attribute is one of them or one the notebook writes after `X.`.
+- where X is an object of the kernel's (`df`, `np`), the attribute is one it `has`: what `dir(X)`
+  says, a DataFrame's columns among them, is all there is (`completion.kernel_attributes`); of a
+  module, one of its `known` too, or one the notebook writes after `X.`.
 
 In `from X import ` the first name is one of X's `known` names (`sales` is no name from
 `sklearn.model_selection`). A name no rule knows is left to the model. Pure: no model here.
@@ -33,26 +36,30 @@ class Attributes:
     `typed` (its part before the cursor) + the line's leading name characters. It may not be a name
     `text` (the notebook around the cursor) uses only where a variable stands (never after a `.`, and not
     as a keyword argument only); with `known` (the owner's attributes) it is one of them or one `text`
-    writes after `owner.`."""
+    writes after `owner.`; with `has` (all the owner has: the kernel's object) one of those, and of
+    them one of `known` or the notebook's where they have any (the variables rule gives way)."""
 
-    def __init__(self, typed: str, text: str, known: Collection[str] | None = None, owner: str | None = None) -> None:
+    def __init__(self, typed: str, text: str, known: Collection[str] | None = None, owner: str | None = None,
+                 has: Collection[str] | None = None) -> None:
         self.typed = typed.encode()
         self.text = text
         self.known = None if known is None else frozenset(name.encode() for name in known)
         self.owner = owner
+        self.has = None if has is None else frozenset(name.encode() for name in has)
 
     @classmethod
-    def at(cls, head: str, text: str, known: Collection[str] | None = None) -> Attributes | None:
+    def at(cls, head: str, text: str, known: Collection[str] | None = None,
+           has: Collection[str] | None = None) -> Attributes | None:
         """The rule where `head` (the cursor's line up to the cursor) ends after `owner.` (a dotted name,
         or `)`/`]`) and perhaps part of a name (`plt.sub`: `sub` typed), or where it is to take a
         from-import's first name (`known` the module's: no text needed, the names are all known);
-        None elsewhere."""
+        None elsewhere. `has`: all that a dotted owner has (the kernel's object)."""
         if (m := _FROM_IMPORT.match(head)) is not None:  # the first name a from-import takes
             return cls(m.group(1) or "", "", known) if known is not None else None
         m = _ATTRIBUTE.search(head)
         if m is None:
             return None
-        return cls(m.group(2) or "", text, known, m.group(1))
+        return cls(m.group(2) or "", text, known, m.group(1), has if m.group(1) else None)
 
     @functools.cached_property
     def _names(self) -> tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes]]:
@@ -75,12 +82,22 @@ class Attributes:
                 frozenset(n.encode() for n in attributes))
 
     @functools.cached_property
-    def _allowed(self) -> frozenset[bytes] | None:
-        """Every name allowed (None: any but the variables), as the prefixes a name being written may have."""
-        if self.known is None:
+    def _choices(self) -> frozenset[bytes] | None:
+        """Every name allowed (None: any but the variables): with `has`, those of its names that `known`
+        or the notebook has after `owner.` (all of them where none is: `known` is a table's guess)."""
+        if self.known is None and self.has is None:
             return None
         owned, variables, _ = self._names
-        return frozenset(name[:i] for name in (self.known | owned) - variables for i in range(len(name) + 1))
+        if self.has is None:
+            return ((self.known or frozenset()) | owned) - variables
+        return (self.has & (self.known | owned) if self.known is not None else frozenset()) or self.has
+
+    @functools.cached_property
+    def _allowed(self) -> frozenset[bytes] | None:
+        """The prefixes a name being written may have (None: any)."""
+        if self._choices is None:
+            return None
+        return frozenset(name[:i] for name in self._choices for i in range(len(name) + 1))
 
     def allows(self, text: bytes) -> bool | None:
         lead = _LEADING.match(text)
@@ -95,12 +112,17 @@ class Attributes:
         word = self.typed + (lead.group() if lead is not None else b"")
         if not word:
             return not line.strip()  # after the dot a name (an empty line: the end, judged elsewhere)
-        owned, variables, attributes = self._names
-        if word in variables:
-            return False
-        if self.known is not None:
-            return word in self.known or word in owned
-        return len(word) > 1 or word in attributes  # a lone `s`, `f`: a start, no name
+        if self._choices is not None:
+            return word in self._choices
+        _, variables, attributes = self._names
+        return word not in variables and (len(word) > 1 or word in attributes)  # a lone `s`, `f`: no name
+
+
+def owner_at(head: str) -> str | None:
+    """The dotted name whose attribute `head` (the cursor's line up to the cursor) is taking (`df` in
+    `x = df.gro`, `np.random` in `np.random.`); None elsewhere (and after `)` or `]`)."""
+    m = _ATTRIBUTE.search(head)
+    return m.group(1) if m is not None and m.group(1) and not m.group(1).endswith(".") else None
 
 
 def _keyword_argument(text: str, start: int, end: int) -> bool:

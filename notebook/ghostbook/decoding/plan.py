@@ -50,13 +50,15 @@ class Trace:
 class Around:
     """The text around the cursor: `prefix`/`suffix` as the prompt sees them, `cell_prefix`/
     `cell_suffix` the cursor's cell (which the syntax and indentation rules read); `attributes`, where
-    the cursor follows `module.`, the module's attributes as far as they are known (`decoding.attributes`)."""
+    the cursor follows `module.`, the module's attributes as far as they are known; `has`, where it
+    follows a kernel object, all that object has (`decoding.attributes`)."""
 
     prefix: str
     suffix: str
     cell_prefix: str
     cell_suffix: str
     attributes: tuple[str, ...] | None = None
+    has: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ class DecodePlan:
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
             words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
             fit = both(fit, words)
-        elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes)) is not None:
+        elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes, text.has)) is not None:
             words = attributes
             fit = both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
             begins = attributes if start is None else AllStarts([start, attributes])

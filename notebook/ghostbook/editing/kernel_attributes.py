@@ -1,49 +1,16 @@
-"""What the kernel's objects have: `dir()` of named objects, asked silently, for the attribute fixes."""
+"""The attribute fixes' look at the kernel: what the objects an AttributeError names have
+(`completion.kernel_attributes`)."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import logging
 import re
-from collections.abc import Mapping, Sequence
 
-from ghostbook.completion.namespace_provider import SilentRunner
+from ghostbook.completion.kernel_attributes import kernel_attributes
+from ghostbook.completion.silent_runner import SilentRunner
 from ghostbook.editing.engine import EditRequest
 from ghostbook.editing.errors_text import ErrorInfo
 from ghostbook.editing.fixes import NamespaceFacts, attribute_owners
-
-log = logging.getLogger(__name__)
-
-MAX_OWNERS = 4
-
-
-async def kernel_attributes(runner: SilentRunner, names: Sequence[str],
-                            timeout: float = 3.0) -> Mapping[str, tuple[str, ...]]:
-    """The public attribute names of each of `names` (plain identifiers of the kernel's namespace) in
-    one silent request; {} where the kernel cannot say (busy, dead, not Python)."""
-    owners = [name for name in names if name.isidentifier()][:MAX_OWNERS]
-    if not owners:
-        return {}
-    expressions = {f"a{i}": f"[n for n in dir({name}) if not n.startswith('_')]" for i, name in enumerate(owners)}
-    try:
-        reply = await runner.run_silent("", timeout, expressions)
-    except Exception as exc:
-        log.info("attributes unavailable: %s", exc)
-        return {}
-    found: dict[str, tuple[str, ...]] = {}
-    results = reply.get("user_expressions", {}) if isinstance(reply, dict) else {}
-    for key, name in zip(expressions, owners, strict=True):
-        result = results.get(key, {})
-        if result.get("status") != "ok":
-            continue
-        try:
-            value = ast.literal_eval(result["data"]["text/plain"])
-        except (KeyError, ValueError, SyntaxError):
-            continue
-        if isinstance(value, list):
-            found[name] = tuple(str(item) for item in value)
-    return found
 
 
 async def with_kernel_attributes(request: EditRequest, runner: SilentRunner | None) -> EditRequest:

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 from ghostbook import protocol as p
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Broadcast, Send, wire_status
-from ghostbook.completion.namespace_provider import SilentRunner
 from ghostbook.completion.settings import SettingsStore, shared_store
+from ghostbook.completion.silent_runner import SilentRunner
 from ghostbook.editing.engine import EditEngine, EditError, EditRequest, Proposal
 from ghostbook.editing.errors_text import ErrorInfo
 from ghostbook.editing.kernel_attributes import with_kernel_attributes

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ghostbook.completion.kernel_attributes import kernel_attributes
 from ghostbook.completion.namespace_provider import KernelNamespace
 from ghostbook.kernel.adapter import KernelAdapter
 from ghostbook.kernel.errors import KernelNotRunning
@@ -143,6 +144,11 @@ class TaskKernel:
     def runner(self) -> KernelAdapter:
         """The kernel's adapter: silent requests (what the editor's Fix asks of objects)."""
         return self._adapter
+
+    async def attributes(self, owner: str) -> tuple[str, ...] | None:
+        """What the editor asks of the kernel after `owner.` (`completion.kernel_attributes`); None where
+        the kernel has no such object."""
+        return (await kernel_attributes(self._adapter, [owner], timeout=10.0)).get(owner)
 
     async def namespace(self) -> list[str]:
         """The kernel state as the editor sends it to the model (`df: DataFrame ... columns=[...]`)."""

@@ -16,7 +16,8 @@ jump); latency is the request's either way.
 `automatic`: before the forced request, an automatic one at the same place (after the debounce, through
 the gate and the confidence threshold, as the editor asks when the user pauses); its cache entry is
 dropped before the forced request. `namespaces`: each task's kernel namespace summary (writing mode,
-`eval.writing`), which the service reads as it reads the live kernel's.
+`eval.writing`), which the service reads as it reads the live kernel's (and `attributes`, its answers
+for the object whose attribute the cursor takes).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import functools
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -52,15 +53,20 @@ class _Cell:
 
 @dataclass(frozen=True)
 class FixedNamespace:
-    """A kernel namespace summary taken earlier (`ContextProvider`): what the live kernel's would say."""
+    """A kernel namespace summary taken earlier (`ContextProvider`): what the live kernel's would say;
+    `attributes_of`: its answers for objects' attributes ({owner: names}; others unknown)."""
 
     lines: tuple[str, ...]
+    attributes_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def namespace_lines(self) -> list[str]:
         return list(self.lines)
 
     async def settled(self) -> None:
         return None
+
+    async def attributes(self, owner: str) -> tuple[str, ...] | None:
+        return self.attributes_of.get(owner)
 
 
 @dataclass(frozen=True)
@@ -138,9 +144,10 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                     settings: CompletionSettings | None = None, progress: bool = True,
                     registry: ModelRegistry | None = None, debounce: bool = True, automatic: bool = False,
                     namespaces: Sequence[Sequence[str]] | None = None, desc: str = "eval notebook",
-                    ) -> list[NotebookResult]:
+                    attributes: Sequence[Mapping[str, tuple[str, ...]]] | None = None) -> list[NotebookResult]:
     """Ask the completion service for every task (`debounce`: after the edit's prompt reading, as the
-    editor's debounce lets it; `automatic`: an automatic request first); raise if the model cannot load."""
+    editor's debounce lets it; `automatic`: an automatic request first; `attributes`: each task's kernel
+    answers for objects' attributes, with `namespaces`); raise if the model cannot load."""
     settings = settings or CompletionSettings()
     own = registry is None
     registry = registry or ModelRegistry()
@@ -154,7 +161,8 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
             for k, task in enumerate(tqdm(tasks, desc=desc, unit="task", disable=not progress)):
                 cells = [_Cell(f"c{i}", "code", src) for i, src in enumerate(task.cells)]
                 outbox = _Outbox()
-                provider = FixedNamespace(tuple(namespaces[k])) if namespaces is not None else None
+                provider = (FixedNamespace(tuple(namespaces[k]), attributes[k] if attributes is not None else {})
+                            if namespaces is not None else None)
                 service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, provider,
                                             registry, store)
                 if debounce:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ghostbook.completion.settings import CompletionSettings
+from ghostbook.eval.notebook_tasks import KINDS
 
 DEFAULT_PNG = Path("~/.cache/ghostbook/eval/notebook.png")
 
@@ -34,6 +35,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--notebooks", type=Path, default=None,
                     help="notebook tasks: a notebooks-*.jsonl.gz file instead of the stored split")
     ap.add_argument("--per-notebook", type=int, default=6, help="notebook tasks: tasks cut from each notebook")
+    ap.add_argument("--kinds", nargs="+", choices=KINDS, default=None, metavar="KIND",
+                    help="notebook tasks: only the tasks of these cursor kinds (`line`, `after .`, ...), of "
+                         "those cut")
     ap.add_argument("--png", type=Path, default=DEFAULT_PNG, help="notebook tasks: the chart to write")
     ap.add_argument("--candidates", choices=["on", "off", "both"], default="on",
                     help="candidates copied from the text around the cursor (notebook tasks: the whole notebook) "
@@ -46,6 +50,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="notebook tasks as the user writes them: only the cells above (run in a real kernel "
                          "first, its namespace in the prompt) and the cell up to the cursor; automatic and "
                          "forced requests; both: beside the whole-notebook tasks")
+    ap.add_argument("--attributes", choices=["on", "off", "both"], default="on",
+                    help="writing mode: the kernel's answer for the object whose attribute the cursor takes "
+                         "(`df.`: what df has) keeps ghost text to it; both: off and on, side by side")
     ap.add_argument("--cell-timeout", type=float, default=20.0,
                     help="writing mode: seconds a cell may run in the kernel before it is interrupted")
 
@@ -60,6 +67,8 @@ def run_notebook(args: argparse.Namespace, format_table: Callable[[list[dict[str
 
     path = args.notebooks or packaged_split(args.split)
     tasks = humaneval_tasks() if task_set == "humaneval" else notebook_tasks(load_notebooks(path), args.per_notebook)
+    if getattr(args, "kinds", None):
+        tasks = [t for t in tasks if t.kind in args.kinds]
     if args.stride > 1:
         tasks = tasks[:: args.stride]
     if args.limit:

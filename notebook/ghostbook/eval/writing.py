@@ -6,7 +6,9 @@ order up to each task's cell (`prepare`), and the task gets the kernel namespace
 own provider (`completion.namespace_provider.KernelNamespace`) makes there. Shell lines (`!cmd`,
 `%pip`) are not run (the user's environment has what they install); a shell cell is not run at all.
 A cell that fails (an error, missing data or packages, past `timeout`, the kernel died) is counted;
-the notebook's later tasks are set apart (`Prepared.clean` false) and its later cells still run.
+the notebook's later tasks are set apart (`Prepared.clean` false) and its later cells still run. Where
+the cursor takes an attribute of a kernel object (`df.`), the task also gets what the editor asks the
+kernel there (`completion.kernel_attributes`: the object's attribute names).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 
+from ghostbook.completion.kernel_attributes import owner_at_cursor
 from ghostbook.eval.kernel import TaskKernel
 from ghostbook.eval.notebook_tasks import NotebookTask
 
@@ -29,11 +32,13 @@ _SHELL_CELL = re.compile(r"^%%(bash|sh|script|system|cmd|perl|ruby|html|javascri
 @dataclass(frozen=True)
 class Prepared:
     """A task as written (`as_written`) with the namespace summary of its notebook's kernel there;
-    `clean`: every cell above ran without error."""
+    `clean`: every cell above ran without error; `attributes`: the kernel's answer for the object whose
+    attribute the cursor takes ({owner: names}; {} where there is none or the kernel has no such object)."""
 
     task: NotebookTask
     namespace: tuple[str, ...]
     clean: bool
+    attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -104,7 +109,9 @@ async def _notebook(tasks: list[NotebookTask], timeout: float, tick: Callable[[i
                             ran += 1
                             if tick is not None:
                                 tick(1)
-                        out.append(Prepared(as_written(task), tuple(await kernel.namespace()), clean))
+                        written = as_written(task)
+                        out.append(Prepared(written, tuple(await kernel.namespace()), clean,
+                                            await _attributes(kernel, written)))
                 finally:
                     stats.restarts += kernel.restarts
     except Exception as exc:  # the kernel would not start (or restart): the rest has no namespace
@@ -116,6 +123,13 @@ async def _notebook(tasks: list[NotebookTask], timeout: float, tick: Callable[[i
             tick(missing)
         out += [Prepared(as_written(t), (), False) for t in left]
     return out
+
+
+async def _attributes(kernel: TaskKernel, task: NotebookTask) -> dict[str, tuple[str, ...]]:
+    """What the editor would ask the kernel at the task's cursor: the attributes of its owner."""
+    owner = owner_at_cursor(task.cells[task.index][: task.cursor])
+    found = await kernel.attributes(owner) if owner is not None else None
+    return {owner: found} if owner is not None and found is not None else {}
 
 
 async def _run(kernel: TaskKernel, cell: str, timeout: float, stats: KernelStats) -> bool:

@@ -34,8 +34,9 @@ from ghostbook.session.variables import KernelVariables
 
 if TYPE_CHECKING:
     from ghostbook.asking.service import AskService
-    from ghostbook.completion.namespace_provider import KernelNamespace, SilentRunner
+    from ghostbook.completion.namespace_provider import KernelNamespace
     from ghostbook.completion.service import CompletionService
+    from ghostbook.completion.silent_runner import SilentRunner
     from ghostbook.editing.service import EditService
 
 log = logging.getLogger(__name__)

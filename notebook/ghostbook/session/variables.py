@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ghostbook import protocol as p
-from ghostbook.completion.namespace_provider import MODULE, SilentRunner, install_code, kernel_source_path
+from ghostbook.completion.namespace_provider import MODULE, install_code, kernel_source_path
+from ghostbook.completion.silent_runner import SilentRunner
 from ghostbook.kernel.errors import KernelNotRunning
 from ghostbook.kernel.events import ExecutionFinished, KernelEvent, StatusChanged
 
