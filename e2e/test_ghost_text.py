@@ -5,9 +5,11 @@ The texts suggested depend on the model (ghost_helpers.py); the tests only use w
 from __future__ import annotations
 
 import json
+import keyword
 import os
 import re
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, WebSocket, expect
@@ -377,3 +379,38 @@ def test_after_tab_the_next_suggestion_follows(server: Server, page: Page) -> No
     page.keyboard.press("Tab")
     assert doc_text(cell) == PROMPT + text + following
     assert page.js_errors == []  # type: ignore[attr-defined]
+
+
+def model_names(ghost_model: str) -> list[str]:  # noqa: F811
+    """The names the test model writes (its word tokens), read from the tokenizer beside it."""
+    from tokenizers import Tokenizer
+
+    from .ghost_model import WORD
+
+    tok = Tokenizer.from_file(str(Path(ghost_model).parent / "tokenizer.json"))
+    words = {tok.decode([i]).strip() for i in range(tok.get_vocab_size()) if WORD.match(tok.decode([i]))}
+    return sorted(word for word in words if not keyword.iskeyword(word))
+
+
+def test_the_popup_selects_the_entry_the_ghost_text_names(server: Server, page: Page, ghost_model: str) -> None:  # noqa: F811
+    """After a kernel object's dot the popup lists its names in order; a ghost text that names one of them
+    selects that entry (the heart notebook's `data[data.` selected `censors`, where the popup had shown
+    `abs`), so the ghost text shows and Tab and Enter take the same name."""
+    names = model_names(ghost_model)
+    cell = open_two_cells(server, page, f"import types\nns = types.SimpleNamespace(**dict.fromkeys({names!r}, 0))")
+    cells(page).nth(0).get_by_test_id("run-cell").click()
+    expect(cells(page).nth(0).get_by_test_id("cell-prompt")).to_have_text("[1]", timeout=KERNEL_TIMEOUT)
+    cell.get_by_test_id("cell-editor").locator(".cm-content").click()
+    popup = page.get_by_test_id("completion-popup")
+    page.keyboard.type("y = ns.")
+    expect(popup).to_be_visible(timeout=KERNEL_TIMEOUT)
+    first = popup.locator("li .cm-completionLabel").first.text_content()
+    page.wait_for_timeout(POPUP_SETTLE_MS)
+    page.keyboard.press("Control+Space")
+    text = wait_ghost_done(page)  # held back beside the popup's first entry, without the selection
+    name = re.match(r"\w*", text).group()  # type: ignore[union-attr]
+    assert name in names and name != first, (text, first)
+    expect(popup.locator("li[aria-selected=true] .cm-completionLabel")).to_have_text(name)
+    page.keyboard.press("Enter")
+    expect(popup).to_be_hidden()
+    assert doc_text(cell).startswith(f"y = ns.{name}")

@@ -8,9 +8,16 @@
 // Tab accepts all, Ctrl+→ the next word, Ctrl+↓ the next line, Esc dismisses (a second Esc then
 // reaches the notebook: command mode). Without ghost text each key does what it did before.
 // While the intellisense popup is open, the ghost text shows only if it agrees with the popup's
-// selected entry (issue 14.16): never one name in grey beside another in the popup.
+// selected entry (issue 14.16): never one name in grey beside another in the popup. A ghost text that
+// names another of the popup's entries selects it (`popupFollowsGhost`).
 
-import { completionStatus, selectedCompletion } from "@codemirror/autocomplete";
+import {
+  completionStatus,
+  currentCompletions,
+  selectedCompletion,
+  selectedCompletionIndex,
+  setSelectedCompletion,
+} from "@codemirror/autocomplete";
 import {
   Annotation,
   type EditorState,
@@ -128,6 +135,37 @@ function visibleGhost(state: EditorState): Ghost | null {
   const word = wordBefore(state.doc.sliceString(state.doc.lineAt(at).from, at));
   return ghostFitsCompletion(word, shownText(ghost), selected.label) ? ghost : null;
 }
+
+/** The popup's entry that the ghost text names (the word before the cursor and the ghost text's first
+ * name, as `censors` after `df[df.`); -1 when none does. */
+function entryNamedByGhost(state: EditorState, ghost: Ghost): number {
+  const at = shownAt(ghost);
+  const name = wordBefore(state.doc.sliceString(state.doc.lineAt(at).from, at)) + (/^\w*/.exec(shownText(ghost))?.[0] ?? "");
+  return name ? currentCompletions(state).findIndex((option) => option.label === name) : -1;
+}
+
+/** While the popup is open and the ghost text names one of its entries (the kernel's names after a dot
+ * come alphabetically), that entry is selected, so Tab and Enter take the same name and the ghost text
+ * shows. Once per ghost text and list of entries: the user's own arrow keys are never overridden. */
+const popupFollowsGhost = ViewPlugin.fromClass(
+  class {
+    private settled = "";
+    update(update: ViewUpdate): void {
+      const { state } = update;
+      const ghost = state.field(ghostField);
+      if (!ghost || !shownText(ghost) || completionStatus(state) !== "active") return;
+      const options = currentCompletions(state);
+      const key = `${ghost.ref} ${options.length} ${options[0]?.label ?? ""}`;
+      if (!options.length || key === this.settled) return;
+      this.settled = key;
+      const index = entryNamedByGhost(state, ghost);
+      if (index < 0 || index === selectedCompletionIndex(state)) return;
+      queueMicrotask(() => {
+        if (update.view.state.field(ghostField) === ghost) update.view.dispatch({ effects: setSelectedCompletion(index) });
+      });
+    }
+  },
+);
 
 function ghostDecorations(view: EditorView): DecorationSet {
   const ghost = visibleGhost(view.state);
@@ -405,6 +443,7 @@ function ghostText(context: EditorContext): Extension {
   return [
     ghostField,
     ghostDrawing,
+    popupFollowsGhost,
     plugin,
     ghostTheme,
     Prec.highest(
