@@ -18,6 +18,9 @@ const options = {
   alias: { "sanitize-html": "./src/outputs/sanitize-html-unused.ts" },
   bundle: true,
   format: "esm",
+  // chunks loaded on first use by `import()` (markdown-language.ts) and the modules the entry points share
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   target: ["es2020", "chrome100", "firefox100", "safari15"],
   outdir: "../notebook/ghostbook/web/static/build",
   minify: !watch,

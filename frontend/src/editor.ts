@@ -7,7 +7,6 @@
 
 import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { defaultKeymap, indentMore } from "@codemirror/commands";
-import { markdown } from "@codemirror/lang-markdown";
 import { python } from "@codemirror/lang-python";
 import {
   bracketMatching,
@@ -33,7 +32,6 @@ import { editorAppearance } from "./appearance/editor-theme";
 import { remoteCursors } from "./collab/remote-cursors";
 import { steadyClick } from "./collab/steady-click";
 import type { Connection } from "./connection";
-import { markdownLists } from "./markdown-lists";
 import type { CellType } from "./protocol";
 
 /** What an extension provider may use: the cell it serves, the connection, a place for panels. */
@@ -99,9 +97,36 @@ export interface EditorHandlers {
   keys: KeyBinding[];
 }
 
+let markdownSupport: Extension | null = null;
+let markdownLoading: Promise<unknown> | null = null;
+
+/** The Markdown language's chunk (markdown-language.ts), loaded once. */
+function loadMarkdown(): Promise<unknown> {
+  markdownLoading ??= import("./markdown-language").then(
+    (module) => {
+      markdownSupport = module.markdownSupport;
+    },
+    () => {
+      markdownLoading = null; // plain text for now: the next Markdown cell tries again
+    },
+  );
+  return markdownLoading;
+}
+
+/** Load the languages no cell has asked for yet (after the first paint: a cell may become Markdown). */
+export function preloadLanguages(): void {
+  void loadMarkdown();
+}
+
+/** Settles when the editors' languages are all there (the Markdown chunk, once a Markdown cell asked). */
+export function languagesReady(): Promise<unknown> {
+  return markdownLoading ?? Promise.resolve();
+}
+
+/** The language of a cell type; a Markdown cell's is plain text until its chunk has loaded. */
 function languageFor(type: CellType): Extension {
   if (type === "code") return python();
-  if (type === "markdown") return [markdown({ addKeymap: false }), markdownLists];
+  if (type === "markdown") return markdownSupport ?? [];
   return [];
 }
 
@@ -138,6 +163,8 @@ export class CellEditor {
   private readonly readOnly = new Compartment();
   /** Undo of this tab's own typing only (Yjs' UndoManager: another tab's changes are never undone here). */
   private readonly undo: Y.UndoManager;
+  private type: CellType;
+  private destroyed = false;
 
   /** The editor shows and edits the cell's shared text (collab/): every tab's typing meets there. */
   constructor(
@@ -147,6 +174,7 @@ export class CellEditor {
     context: EditorContext,
     handlers: EditorHandlers,
   ) {
+    this.type = type;
     this.undo = new Y.UndoManager(shared.text);
     const extensions: Extension[] = [
       ownUndoSteps(this.undo),
@@ -188,6 +216,7 @@ export class CellEditor {
       parent,
       state: EditorState.create({ doc: shared.text.toString(), extensions }),
     });
+    this.awaitLanguage();
   }
 
   get source(): string {
@@ -199,7 +228,19 @@ export class CellEditor {
   }
 
   setType(type: CellType): void {
+    this.type = type;
     this.view.dispatch({ effects: this.language.reconfigure(languageFor(type)) });
+    this.awaitLanguage();
+  }
+
+  /** A Markdown cell made before its language's chunk loaded gets the language when it has. */
+  private awaitLanguage(): void {
+    if (this.type !== "markdown" || markdownSupport) return;
+    void loadMarkdown().then(() => {
+      if (this.type === "markdown" && !this.destroyed) {
+        this.view.dispatch({ effects: this.language.reconfigure(languageFor("markdown")) });
+      }
+    });
   }
 
   /** Focus the editor, optionally moving the cursor to the start or the end of the text. */
@@ -229,6 +270,7 @@ export class CellEditor {
   }
 
   destroy(): void {
+    this.destroyed = true;
     this.view.destroy();
     this.undo.destroy();
   }

@@ -24,7 +24,7 @@ import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { Presence } from "./collab/presence";
 import { SharedText } from "./collab/shared-text";
-import type { SharedCell } from "./editor";
+import { languagesReady, preloadLanguages, type SharedCell } from "./editor";
 import { showToast } from "./toast";
 
 function parentDir(path: string): string {
@@ -380,7 +380,11 @@ export class NotebookView implements CellHost {
     const target = keepSelected && this.views.has(keepSelected) ? keepSelected : this.state.cells[0]?.id;
     if (target) this.select(target, keepSelected === target && this.loaded ? keepMode : "command");
     this.loaded = true;
-    this.root.dataset.loaded = "true";
+    // "loaded" once Markdown cells edit as Markdown too (their language is a chunk loaded on first use)
+    void languagesReady().finally(() => {
+      this.root.dataset.loaded = "true";
+      requestAnimationFrame(() => setTimeout(preloadLanguages)); // after the first paint
+    });
     this.showConnection();
     for (const orphan of lost) {
       // Another tab deleted a cell typed into while disconnected: bring it back with our text.
