@@ -85,9 +85,9 @@ def test_a_two_cell_change_is_reviewed_in_its_cells_accepted_at_once_and_undone_
     wait_saved(server, "change.ipynb", [NEW_0, kept_1, CELLS[2][1]])
     expect(panel.get_by_test_id("ask-review")).to_be_visible()  # the changes may be reviewed again
 
-    # one z in command mode restores both cells
+    # one Ctrl+Z in command mode (JupyterLab's `z`) restores both cells
     page.keyboard.press("Escape")
-    page.keyboard.press("z")
+    page.keyboard.press("Control+z")
     expect(first.get_by_test_id("cell-editor").locator(".cm-content")).to_have_text(CELLS[0][1].replace("\n", ""))
     assert editor_text(cells(page).nth(1)) == CELLS[1][1]
     expect(cells(page)).to_have_count(3)

@@ -86,6 +86,8 @@ export function installCommandKeys(actions: CommandActions): { run(event: Keyboa
     } else if (mod && event.key === "ArrowUp") actions.moveSelected(-1);
     else if (mod && event.key === "ArrowDown") actions.moveSelected(1);
     else if (mod && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "a") actions.selectAll();
+    // Ctrl+Z in command mode: what `z` does (undo the last cell operation), as the hand expects
+    else if (mod && !event.shiftKey && !event.altKey && event.key.toLowerCase() === "z") actions.restoreDeleted();
     else if (mod || event.altKey) handled = false;
     else if (event.shiftKey && (event.key === "ArrowUp" || event.key === "K")) actions.extendSelection(-1);
     else if (event.shiftKey && (event.key === "ArrowDown" || event.key === "J")) actions.extendSelection(1);

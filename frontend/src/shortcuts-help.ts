@@ -32,7 +32,7 @@ export const SHORTCUTS: { mode: string; keys: string; action: string }[] = [
   { mode: "Command", keys: "Shift+click", action: "Select every cell from the active one to the clicked one" },
   { mode: "Command", keys: "Ctrl+A", action: "Select all cells" },
   { mode: "Command", keys: "d d", action: "Delete the selected cells" },
-  { mode: "Command", keys: "z", action: "Undo the last cell operation (delete, merge, split, paste, move, type change)" },
+  { mode: "Command", keys: "z / Ctrl+Z", action: "Undo the last cell operation (delete, merge, split, paste, move, type change, accepted AI changes)" },
   { mode: "Command", keys: "c / x", action: "Copy / cut the selected cells" },
   { mode: "Command", keys: "v / Shift+V", action: "Paste the cells below / above" },
   { mode: "Command", keys: "m / y / r", action: "Make the selected cells markdown / code / raw" },
