@@ -58,7 +58,7 @@ async def test_a_notebook_is_cut_again_into_the_same_tasks() -> None:
     assert again == shipped
 
 
-def test_a_rename_needs_uses_in_several_cells() -> None:
+def test_the_cutter_on_a_small_notebook() -> None:
     nb = RunnableNotebook("x/nb.ipynb", "test", "x", "MIT",
                           ["import numpy as np\nvalues = np.arange(5)", "total = values.sum()",
                            "mean = values.mean()\nprint(total, mean)"],
@@ -86,7 +86,8 @@ class _Written:
 
 def _import(task: NotebookAiTask) -> str:
     line = {"np": "import numpy as np", "plt": "import matplotlib.pyplot as plt", "pd": "import pandas as pd",
-            "sm": "import statsmodels.api as sm", "nx": "import networkx as nx", "sns": "import seaborn as sns"}
+            "sm": "import statsmodels.api as sm", "nx": "import networkx as nx", "sns": "import seaborn as sns",
+            "so": "import seaborn.objects as so"}
     return f"New cell at the top:\n```python\n{line[task.target]}\n```\n"
 
 

@@ -42,7 +42,8 @@ def split_same_state(task: NotebookAiTask, cells: Sequence[str], state: Probe) -
 
 
 def plotted(task: NotebookAiTask, cells: Sequence[str], state: Probe) -> str | None:
-    """A new cell uses the variable, and a new figure has a titled axes with something drawn on it."""
+    """A new or changed cell uses the variable, a new figure has a titled axes with something drawn on it, and
+    the variable is as it was (other names, such as `fig, ax`, the new cell may take)."""
     before = set(task.cells)
     if not any(task.target in used_names(cell) for cell in cells if cell not in before):
         return f"no new or changed cell uses `{task.target}`"
@@ -50,7 +51,9 @@ def plotted(task: NotebookAiTask, cells: Sequence[str], state: Probe) -> str | N
         return f"{len(state.figures)} figures open, {task.figures} before: no new figure"
     if not any(state.titled_plot_in(i) for i in range(task.figures, len(state.figures))):
         return "no new figure has a titled plot"
-    return _same_state(task, state)
+    if state.names.get(task.target) != task.state.get(task.target):
+        return f"`{task.target}` is {state.names.get(task.target)}, was {task.state.get(task.target)}"
+    return None
 
 
 def _same_state(task: NotebookAiTask, state: Probe) -> str | None:

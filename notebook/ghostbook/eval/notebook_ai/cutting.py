@@ -2,7 +2,7 @@
 of each kind a notebook, each with a correct answer written in the plan format (`reference`):
 
 - `import`: an import whose name three other cells use is taken out; the notebook fails with NameError;
-- `rename`: a variable one cell assigns and at least two other cells use, renamed everywhere;
+- `rename`: a variable one cell assigns and other cells use, renamed everywhere;
 - `split`: the longest cell with four or more top-level statements, split into steps;
 - `plot`: a 1-D numeric array or Series the notebook made, plotted in a new cell with a title.
 """
@@ -87,7 +87,7 @@ def rename(nb: RunnableNotebook) -> NotebookAiTask | None:
     for index, cell in enumerate(nb.cells):
         for name in sorted(assigned_names(cell)):
             users = [i for i, other in enumerate(nb.cells) if i != index and name in used_names(other)]
-            if len(users) < 2 or len(name) < 2 or name not in nb.state or name.startswith("_"):
+            if not users or len(name) < 2 or name not in nb.state or name.startswith("_"):
                 continue
             if any(name in assigned_names(nb.cells[i]) for i in users):
                 continue  # assigned again later: a rename of one of them would be ambiguous

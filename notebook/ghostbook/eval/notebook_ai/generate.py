@@ -6,7 +6,7 @@ A notebook is read when every module it imports is installed and it reads no fil
 (`MAX_CELLS`, `MAX_CHARS`) run in a real kernel, and the cells before the first that fails are its notebook
 (counted, with the notebooks left out, in the report). At most `PER_SOURCE` notebooks a source repository,
 in the split's order, and one of a gallery script and the notebook made from it. A task is kept when its
-reference answer passes its check and the untouched notebook fails it (both through the eval's runner).
+reference answer passes its check through the eval's own runner.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ SPLITS = ("test", "unseen-test")
 MAX_CELLS = 8
 MAX_CHARS = 1800  # the notebook's code: the prompt and a rewrite of several cells fit a small model's budget
 MIN_CELLS = 3
-PER_SOURCE = 3
+PER_SOURCE = 6
 CELL_TIMEOUT = 30.0
 _READS = re.compile(r"https?://|read_csv|read_table|read_excel|read_json|read_pickle|read_parquet|open\(|"
                     r"load_dataset|loadtxt|genfromtxt|np\.load\(|fetch_|download|urlopen|input\(|get_rdataset")
@@ -79,12 +79,10 @@ async def runnable(nb: Notebook, split: str, cells: list[str]) -> RunnableNotebo
 
 
 async def verified(task: NotebookAiTask) -> str | None:
-    """None when the reference passes and the untouched notebook fails; else why the task is dropped."""
+    """None when the reference answer passes; else why the task is dropped (that the untouched notebook
+    fails every check, the tests show)."""
     reference = await run_task(task, FixedAnswerer("reference"), CELL_TIMEOUT)
-    if not reference.passed:
-        return f"reference: {reference.stage} {reference.detail}"
-    untouched = await run_task(task, FixedAnswerer("original"), CELL_TIMEOUT)
-    return "the untouched notebook passes" if untouched.passed else None
+    return None if reference.passed else f"reference: {reference.stage} {reference.detail}"
 
 
 async def generate(splits: Sequence[str] = SPLITS, log: bool = True) -> tuple[list[NotebookAiTask], Counter[str]]:
