@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import sys
 import time
 from pathlib import Path
 
 from tqdm import tqdm
 
+from ghostbook.eval.edits.cli import add_run_options, format_table, write_report
 from ghostbook.eval.notebook_ai import report
 from ghostbook.eval.notebook_ai.asking_path import make_answerer
 from ghostbook.eval.notebook_ai.runner import TaskResult, run_task
@@ -43,14 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--kind", choices=KINDS, default=None)
     ap.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     ap.add_argument("--limit", type=int, default=None, help="the first N tasks, round-robin over the kinds")
-    ap.add_argument("--tasks-file", type=Path, default=None, help="a tasks file instead of the shipped one")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds a cell may run")
-    ap.add_argument("--api-key", default=os.environ.get("GHOSTBOOK_API_KEY", ""),
-                    help="for openai: servers (default: $GHOSTBOOK_API_KEY)")
-    ap.add_argument("--no-speculative", action="store_true", help="in-process models: plain greedy")
-    ap.add_argument("--json", type=Path, default=None, help="write the summary and per-task results here")
-    ap.add_argument("--failures", action="store_true", help="list each task that did not pass, and why")
-    ap.add_argument("--quiet", action="store_true")
+    add_run_options(ap)
     return ap
 
 
@@ -77,27 +69,10 @@ async def _evaluate(args: argparse.Namespace) -> dict[str, object]:
         rows[-1]["wall_s"] = time.perf_counter() - began
         sources[spec] = report.by_source(done)
         results[spec] = [r.to_json() for r in done]
-        for r in done if args.failures else []:
-            if not r.passed:
-                print(f"  {spec} {r.task_id} [{r.stage}] {r.detail}")
+        if args.failures:
+            print("\n".join(f"  {spec} {r.task_id} [{r.stage}] {r.detail}" for r in done if not r.passed))
     print(format_table(rows))
     return {"argv": sys.argv, "tasks": len(tasks), "summary": rows, "sources": sources, "results": results}
-
-
-def format_table(rows: list[dict[str, object]]) -> str:
-    """A Markdown table of the rows (the keys of the first)."""
-    if not rows:
-        return ""
-    keys = list(rows[0])
-    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    lines += ["| " + " | ".join(_fmt(row.get(k)) for k in keys) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def _fmt(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.2f}" if value < 100 else f"{value:.0f}"
-    return "-" if value is None else str(value)
 
 
 def _generate(argv: list[str]) -> int:
@@ -119,8 +94,5 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["generate"]:
         return _generate(argv[1:])
     args = _parser().parse_args(argv)
-    result = asyncio.run(_evaluate(args))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1))
+    write_report(args.json, asyncio.run(_evaluate(args)))
     return 0
