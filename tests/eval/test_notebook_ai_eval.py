@@ -4,6 +4,7 @@ SmolLM2 answering two tasks through the Ask service."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from ghostbook.asking.plan import parse_plan
 from ghostbook.eval.notebook_ai.analysis import statement_starts
 from ghostbook.eval.notebook_ai.asking_path import Answer, FixedAnswerer
 from ghostbook.eval.notebook_ai.checks import check
-from ghostbook.eval.notebook_ai.cli import run_tasks
+from ghostbook.eval.notebook_ai.cli import main, run_tasks
 from ghostbook.eval.notebook_ai.cutting import RunnableNotebook, cut_tasks
 from ghostbook.eval.notebook_ai.generate import offline_cells, runnable
 from ghostbook.eval.notebook_ai.probe import Probe
@@ -143,3 +144,13 @@ async def test_smollm2_answers_two_tasks_through_the_ask_service(smollm2: Path) 
         assert result.calls > 0 and result.tokens > 0 and result.prompt_tokens > 0 and result.answer
     table = rows({"model": "smollm2"}, results)
     assert table[-1]["kind"] == "all" and table[-1]["tasks"] == 2
+
+
+@pytest.mark.timeout(300)
+def test_the_command_reports_reference_and_original(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    assert main(["--model", "reference", "--model", "original", "--limit", "2", "--json", str(out), "--quiet"]) == 0
+    summary = {(row["model"], row["kind"]): row for row in json.loads(out.read_text())["summary"]}
+    assert summary[("reference", "all")]["passed"] == summary[("reference", "all")]["tasks"] == 2
+    assert summary[("reference", "all")]["applied"] == 2 and summary[("reference", "all")]["calls"] == 0
+    assert summary[("original", "all")]["passed"] == summary[("original", "all")]["parsed"] == 0
