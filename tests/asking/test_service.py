@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from ghostbook import protocol as p
+from ghostbook.asking.answering import ANSWER_TOKENS
 from ghostbook.asking.plan import unchanged_answer
-from ghostbook.asking.service import ANSWER_TOKENS, AskService
+from ghostbook.asking.service import AskService
 from ghostbook.completion.settings import SettingsStore
 from ghostbook.models.loader import ModelRegistry, chat_server, edit_factory
 from ghostbook.session.outputs import CellOutputs

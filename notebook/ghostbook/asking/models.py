@@ -46,6 +46,10 @@ class AskModel(Protocol):
         """The answer's text, piece by piece; stops soon after `cancel` is set or the iteration is closed.
         `draft`: what the answer may copy (the cells as unchanged changes), for speculative decoding."""
 
+    def stats(self) -> dict[str, int]:
+        """The last answer's cost: `calls` (model evaluations; 0 on a server), `tokens` (the answer's) and
+        `prompt_tokens`."""
+
 
 class InProcessAsk:
     """A loaded backend (llama.cpp, transformers), greedy after its chat template; `speculative`: the draft is
@@ -57,6 +61,7 @@ class InProcessAsk:
         self.context = backend.info.n_ctx
         self.speculative = speculative
         self.search: EditSearch | None = None
+        self.prompt_tokens = 0
 
     def count_tokens(self, text: str) -> int:
         return len(self.backend.tokenize(text))
@@ -67,6 +72,7 @@ class InProcessAsk:
     async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
                      max_tokens: int) -> AsyncGenerator[str, None]:
         ids = chat_prompt_ids(self.backend, messages)
+        self.prompt_tokens = len(ids)
         room = self.context - len(ids) - 1
         if room < 16:
             raise RuntimeError(f"the prompt ({len(ids)} tokens) leaves no room in the model's context "
@@ -77,6 +83,11 @@ class InProcessAsk:
             async for text in pieces:
                 yield text
 
+    def stats(self) -> dict[str, int]:
+        search = self.search
+        return {"calls": search.calls if search else 0, "tokens": search.tokens if search else 0,
+                "prompt_tokens": self.prompt_tokens}
+
 
 class ServerAsk:
     """An openai: or llamacpp: server's chat completions."""
@@ -85,6 +96,7 @@ class ServerAsk:
         self.server = server
         self.name = server.info.name
         self.context = server.info.n_ctx
+        self.prompt_tokens = 0  # estimated, as `count_tokens`
 
     def count_tokens(self, text: str) -> int:
         return len(text) // 3 + 1  # the server's tokenizer is not at hand (as editing.models.ServerModel)
@@ -95,9 +107,13 @@ class ServerAsk:
 
     async def stream(self, messages: Messages, draft: str, cancel: threading.Event,
                      max_tokens: int) -> AsyncGenerator[str, None]:
+        self.prompt_tokens = sum(self.count_tokens(message["content"]) for message in messages)
         async with contextlib.aclosing(self.server.stream_chat(messages, draft or None, cancel, max_tokens)) as stream:
             async for text in stream:
                 yield text
+
+    def stats(self) -> dict[str, int]:
+        return {"calls": 0, "tokens": self.server.stats.tokens, "prompt_tokens": self.prompt_tokens}
 
 
 def ask_model(loaded: object, speculative: bool = True) -> AskModel:

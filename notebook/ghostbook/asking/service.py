@@ -20,10 +20,10 @@ from typing import Protocol
 
 from ghostbook import protocol as p
 from ghostbook.asking import prompt
+from ghostbook.asking.answering import answer_texts
 from ghostbook.asking.conversation import Conversation, Turn
 from ghostbook.asking.models import AskModel, ask_model
 from ghostbook.asking.plan import drop_unchanged, parse_plan
-from ghostbook.asking.repeats import loop_start
 from ghostbook.completion.context import CellText, ContextProvider
 from ghostbook.completion.controls import Send
 from ghostbook.completion.settings import SettingsStore, shared_store
@@ -33,8 +33,6 @@ from ghostbook.models.loader import ModelRegistry, shared_edit_registry
 log = logging.getLogger(__name__)
 
 STREAM_EVERY_S = 0.05  # a growing answer goes to the tabs at most this often (its last state always)
-ANSWER_TOKENS = 1024  # the longest answer, in tokens
-CONTEXT_TOKENS = 3072  # the prompt's budget, at most (less where the model's context is smaller)
 NO_MODEL = "Choose an edit model in the settings: a chat or instruct model answers questions about the notebook."
 
 
@@ -61,6 +59,7 @@ class AskService:
         self.store = store or shared_store()
         self.conversation = Conversation()
         self._answering: _Answering | None = None
+        self.model: AskModel | None = None  # the last answer's (its `stats()`)
 
     async def handle(self, client_id: str, message: p.ClientMessage) -> None:
         match message:
@@ -118,22 +117,14 @@ class AskService:
             if self._provider is not None:
                 await self._provider.settled()  # the last run's names
             model = await self._model()
-            budget = max(256, min(CONTEXT_TOKENS, model.context - ANSWER_TOKENS - 64))
-            messages = prompt.build_messages(self._context(turn), model.count_tokens, budget)
             last_sent = time.monotonic()
-            code = [(cell.id, cell.source) for cell in self._cells() if cell.cell_type == "code"]
-            asked = set(turn.cell_ids)
-            draft = model.draft(code, [cell for cell in code if cell[0] in asked], ANSWER_TOKENS)
-            async with contextlib.aclosing(model.stream(messages, draft, answering.cancel, ANSWER_TOKENS)) as stream:
-                async for delta in stream:
+            code_cells = [(cell.id, cell.source) for cell in self._cells() if cell.cell_type == "code"]
+            texts = answer_texts(model, self._context(turn), code_cells, answering.cancel)
+            async with contextlib.aclosing(texts) as stream:
+                async for text in stream:
                     if not turn.answering:
                         break
-                    turn.answer += delta
-                    if "\n" in delta:
-                        cut = loop_start(turn.answer)
-                        if cut is not None:  # the model repeats itself: the answer is over
-                            turn.answer = turn.answer[:cut].rstrip() + "\n"
-                            break
+                    turn.answer = text
                     if time.monotonic() - last_sent >= STREAM_EVERY_S:
                         self._publish(turn)
                         last_sent = time.monotonic()
@@ -179,7 +170,8 @@ class AskService:
         if loaded is None:
             status = self.registry.status
             raise RuntimeError(f"the edit model is not ready: {status.message or status.state}")
-        return ask_model(loaded, self.store.current.speculative)
+        self.model = ask_model(loaded, self.store.current.speculative)
+        return self.model
 
     def _publish(self, turn: Turn) -> None:
         self._broadcast(p.AskTurnEvent.model_construct(turn=turn.to_wire()), key=f"ask_turn:{turn.id}")

@@ -1,5 +1,6 @@
 """`ghostbook eval MODEL [MODEL...]`: HumanEval infilling (single/multi-line) and held-out exact match.
 `ghostbook eval edits --model SPEC`: the edit benchmark (`eval/edits`).
+`ghostbook eval notebook-ai [--model SPEC]`: Ask's changes to several cells (`eval/notebook_ai`).
 
 MODEL is a `.gguf` file (llama.cpp) or an HF folder (transformers); `default` is the shipped model.
 Decoding is the editor's: the first line by a beam (`--beam`, 1 for greedy), the rest greedy.
@@ -73,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.eval.edits.cli import main as edits
 
         return edits(argv[1:])
+    if argv[:1] == ["notebook-ai"]:  # `ghostbook eval notebook-ai`: Ask's multi-cell changes (eval/notebook_ai)
+        from ghostbook.eval.notebook_ai.cli import main as notebook_ai
+
+        return notebook_ai(argv[1:])
     ap = argparse.ArgumentParser(prog="ghostbook eval", description=__doc__)
     ap.add_argument("models", nargs="*", default=["default"])
     ap.add_argument("--tasks", nargs="+", default=["single", "multi"],

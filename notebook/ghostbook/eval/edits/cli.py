@@ -28,6 +28,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     ap.add_argument("--limit", type=int, default=None, help="the first N tasks")
     ap.add_argument("--stride", type=int, default=1, help="every Nth task (a spread-out sample)")
+    add_run_options(ap)
+    return ap
+
+
+def add_run_options(ap: argparse.ArgumentParser) -> None:
+    """The options a benchmark run by edit models shares with `eval notebook-ai`."""
     ap.add_argument("--tasks-file", type=Path, default=None, help="a tasks file instead of the shipped one")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds a cell may run")
     ap.add_argument("--api-key", default=os.environ.get("GHOSTBOOK_API_KEY", ""),
@@ -36,7 +42,6 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", type=Path, default=None, help="write the summary and per-task results here")
     ap.add_argument("--failures", action="store_true", help="list each task that did not pass, and why")
     ap.add_argument("--quiet", action="store_true")
-    return ap
 
 
 async def _evaluate(args: argparse.Namespace) -> dict[str, object]:
@@ -82,8 +87,12 @@ def _fmt(value: object) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    report = asyncio.run(_evaluate(args))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1))
+    write_report(args.json, asyncio.run(_evaluate(args)))
     return 0
+
+
+def write_report(path: Path | None, report: dict[str, object]) -> None:
+    """The run's `--json` file (none without the option)."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=1))
