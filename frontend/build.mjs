@@ -1,4 +1,6 @@
 // Bundles src/main.ts (and the CSS it imports) into the server package's static build folder.
+import { writeFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import * as esbuild from "esbuild";
 
 const watch = process.argv.includes("--watch");
@@ -29,7 +31,19 @@ const options = {
   legalComments: "linked",
   loader: { ".woff2": "file", ".woff": "file", ".ttf": "file" },
   assetNames: "assets/[name]-[hash]",
+  metafile: true,
 };
+
+// The chunks main.js imports statically, for the page's <link rel="modulepreload"> (web/pages.py): the
+// browser fetches and compiles them beside main.js instead of after reading it.
+function writePreloads(result) {
+  const main = Object.entries(result.metafile.outputs).find(([, out]) => out.entryPoint === "src/main.ts");
+  const base = resolve(options.outdir);
+  const chunks = (main?.[1].imports ?? [])
+    .filter((entry) => entry.kind === "import-statement")
+    .map((entry) => relative(base, resolve(entry.path)).split(sep).join("/"));
+  writeFileSync(join(base, "preload.json"), JSON.stringify(chunks) + "\n");
+}
 
 // Output frames (src/outputs/frames/): classic scripts (a sandboxed frame has an opaque origin, and a
 // module script would need CORS), each loaded only by the frames that draw its mime type.
@@ -65,7 +79,10 @@ const exportMath = {
 };
 
 if (watch) {
-  for (const config of [options, frames, exportMath]) await (await esbuild.context(config)).watch();
+  const preloads = { name: "preloads", setup: (build) => build.onEnd((result) => result.metafile && writePreloads(result)) };
+  await (await esbuild.context({ ...options, plugins: [preloads] })).watch();
+  for (const config of [frames, exportMath]) await (await esbuild.context(config)).watch();
 } else {
-  await Promise.all([esbuild.build(options), esbuild.build(frames), esbuild.build(exportMath)]);
+  const [result] = await Promise.all([esbuild.build(options), esbuild.build(frames), esbuild.build(exportMath)]);
+  writePreloads(result);
 }

@@ -118,6 +118,14 @@ export function preloadLanguages(): void {
   void loadMarkdown();
 }
 
+/** The languages `types` need that have not loaded (their chunks then loading), or null if none: a
+ * notebook's cells are built once they are there, with no second pass to give each its language. */
+export function languagesFor(types: Iterable<CellType>): Promise<unknown> | null {
+  if (markdownSupport) return null;
+  for (const type of types) if (type === "markdown") return loadMarkdown();
+  return null;
+}
+
 /** Settles when the editors' languages are all there (the Markdown chunk, once a Markdown cell asked). */
 export function languagesReady(): Promise<unknown> {
   return markdownLoading ?? Promise.resolve();

@@ -24,7 +24,8 @@ import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { Presence } from "./collab/presence";
 import { SharedText } from "./collab/shared-text";
-import { languagesReady, preloadLanguages, type SharedCell } from "./editor";
+import { InOrder } from "./in-order";
+import { languagesFor, languagesReady, preloadLanguages, type SharedCell } from "./editor";
 import { showToast } from "./toast";
 
 function parentDir(path: string): string {
@@ -192,7 +193,14 @@ export class NotebookView implements CellHost {
 
   // ---- server events --------------------------------------------------------------------------
 
+  /** Messages applied in order; a snapshot first waits for its cells' languages (`languagesFor`). */
+  private readonly incoming = new InOrder<ServerMessage>((message) => this.apply(message));
+
   private handle(message: ServerMessage): void {
+    this.incoming.push(message, message.type === "snapshot" ? languagesFor(message.notebook.cells.map((cell) => cell.cell_type)) : null);
+  }
+
+  private apply(message: ServerMessage): void {
     if (OUTLINE_EVENTS.has(message.type)) this.outline.changed(); // headings or sections may have changed
     switch (message.type) {
       case "snapshot":

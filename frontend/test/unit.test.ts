@@ -25,6 +25,7 @@ import "./variables.test";
 import "./widgets.test";
 import "./outline.test";
 import "./markdown-files.test";
+import "./in-order.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,24 @@ async def index(request: Request) -> Response:
     # The user's theme and editor font size go onto <html> here, so the first paint has them.
     page = (STATIC_DIR / "index.html").read_text()
     attributes = html_attributes(request.app.state.appearance.current)
-    return HTMLResponse(page.replace("<html ", f"<html {attributes} ", 1), headers=NO_CACHE)
+    page = page.replace("<html ", f"<html {attributes} ", 1)
+    return HTMLResponse(page.replace(MAIN_SCRIPT, preload_links() + MAIN_SCRIPT, 1), headers=NO_CACHE)
+
+
+MAIN_SCRIPT = '<script type="module" src="/static/build/main.js"></script>'
+
+
+def preload_links() -> str:
+    """`<link rel="modulepreload">` for each chunk main.js imports (the build's `preload.json`), so the
+    browser fetches them beside main.js; none if the list is missing or not a list of names."""
+    try:
+        chunks = json.loads((STATIC_DIR / "build" / "preload.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(chunks, list):
+        return ""
+    return "".join(f'<link rel="modulepreload" href="/static/build/{html.escape(chunk)}" />\n    '
+                   for chunk in chunks if isinstance(chunk, str) and chunk.startswith("chunks/") and ".." not in chunk)
 
 
 class NoCacheStaticFiles(StaticFiles):
