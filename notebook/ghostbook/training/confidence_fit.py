@@ -1,19 +1,25 @@
 """`ghostbook train confidence`: fit the confidence of automatic ghost text (`completion.confidence`).
 
 The notebook benchmark's `unseen-train` split (repositories neither the model nor the line memory saw)
-is answered through the editor's own completion path; a logistic model learns, from what the engine
-knew of each suggestion (`Evidence.features`), whether its first line was exactly right. On
-`unseen-validation` its calibration is checked and each "Suggest" setting's threshold chosen: the
-lowest at which that setting's share of shown suggestions is exactly right (`PRECISION`). Writes the
-model (`completion/data/confidence.json`) and a chart of both.
+is answered through the editor's own completion path, in the whole notebook (the shipped fit) or, with
+`--mode writing`, as the user writes (`eval.writing`: the cells above run in a real kernel, nothing
+below the cursor; docs/benchmarks.md says why that fit is not the shipped one); a logistic model
+learns, from what the engine knew of each suggestion (`Evidence.features`), whether its first line
+was exactly right. On `unseen-validation` its calibration is checked and each "Suggest" setting's
+threshold chosen: the lowest at which that setting's share of shown suggestions is exactly right
+(`PRECISION`). Writes the model (`completion/data/confidence.json`) and a chart of both.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
+
+from tqdm import tqdm
 
 from ghostbook.completion.confidence import ConfidenceModel, packaged_path
 from ghostbook.completion.settings import CompletionSettings
@@ -21,16 +27,33 @@ from ghostbook.eval import gate_report
 from ghostbook.eval import notebook_bench as bench
 from ghostbook.eval.notebook_bench import NotebookResult
 from ghostbook.eval.notebook_data import load_notebooks, packaged_split
-from ghostbook.eval.notebook_tasks import notebook_tasks
+from ghostbook.eval.notebook_tasks import NotebookTask, notebook_tasks
+from ghostbook.eval.writing import prepare
+from ghostbook.eval.writing_cli import cells_to_run
 
 # the share of shown automatic suggestions each setting wants exactly right (on validation)
 PRECISION = {"often": 0.45, "balanced": 0.60, "confident": 0.75}
 REGULARISATION = 1.0  # scikit-learn's C
 
 
-def answer(split: str, per_notebook: int, model: str = "default") -> list[NotebookResult]:
+def answer(split: str, per_notebook: int, model: str = "default", mode: str = "whole") -> list[NotebookResult]:
+    """The split's tasks answered through the editor's path (`answer_tasks`)."""
     tasks = notebook_tasks(load_notebooks(packaged_split(split)), per_notebook)
-    return bench.run(tasks, model, dataclasses.replace(CompletionSettings()), progress=True)
+    return answer_tasks(tasks, model, mode, split)
+
+
+def answer_tasks(tasks: Sequence[NotebookTask], model: str = "default", mode: str = "whole",
+                 name: str = "tasks", progress: bool = True) -> list[NotebookResult]:
+    """Forced requests, each recording what the automatic one would show: as written (`mode`
+    "writing": every task, whether or not the cells above all ran) or in the whole notebook."""
+    settings = dataclasses.replace(CompletionSettings())
+    if mode == "whole":
+        return bench.run(tasks, model, settings, progress=progress)
+    with tqdm(total=cells_to_run(tasks), desc=f"{name}: kernel", unit="cell", disable=not progress) as bar:
+        prepared = asyncio.run(prepare(tasks, tick=bar.update))
+    return asyncio.run(bench.run_tasks([p.task for p in prepared], model, settings, progress=progress,
+                                       desc=f"{name}: completion", namespaces=[p.namespace for p in prepared],
+                                       attributes=[p.attributes for p in prepared]))
 
 
 def fit(results: list[NotebookResult]) -> dict[str, float]:
@@ -64,10 +87,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", type=Path, default=packaged_path())
     ap.add_argument("--png", type=Path, default=Path("docs/img/confidence-validation.png"))
     ap.add_argument("--json", type=Path, default=None, help="write the per-task results here")
+    ap.add_argument("--mode", choices=["whole", "writing"], default="whole",
+                    help="the tasks in the whole notebook, or as the user writes them (the cells above run in a "
+                         "kernel, nothing below)")
     args = ap.parse_args(argv)
-    train = answer("unseen-train", args.per_notebook)
+    train = answer("unseen-train", args.per_notebook, mode=args.mode)
     weights = fit(train)
-    validation = rescore(answer("unseen-validation", args.per_notebook), ConfidenceModel(weights))
+    validation = rescore(answer("unseen-validation", args.per_notebook, mode=args.mode), ConfidenceModel(weights))
     thresholds = {k: round(gate_report.threshold_for(validation, v), 4) for k, v in PRECISION.items()}
     model = ConfidenceModel(weights, thresholds, "default")
     args.out.write_text(json.dumps(model.to_json(), indent=1) + "\n")
