@@ -46,7 +46,7 @@ def answer_tasks(tasks: Sequence[NotebookTask], model: str = "default", mode: st
                  name: str = "tasks", progress: bool = True) -> list[NotebookResult]:
     """Forced requests, each recording what the automatic one would show: as written (`mode`
     "writing": every task, whether or not the cells above all ran) or in the whole notebook."""
-    settings = dataclasses.replace(CompletionSettings())
+    settings = CompletionSettings()
     if mode == "whole":
         return bench.run(tasks, model, settings, progress=progress)
     with tqdm(total=cells_to_run(tasks), desc=f"{name}: kernel", unit="cell", disable=not progress) as bar:
