@@ -528,6 +528,48 @@ def test_undo_takes_back_only_this_tabs_typing(server: Server, new_tab: NewTab) 
     assert dict(wait_converged([a, b], server, "undo.ipynb"))["cell0"] == "x = 1 + 20"
 
 
+def bound_editors(page: Page) -> Locator:
+    """The editors bound to their shared texts (collab/lazy-binding.ts marks them)."""
+    return page.locator("[data-testid=cell-editor] .cm-editor[data-shared=bound]")
+
+
+def test_an_editor_binds_to_its_shared_text_only_when_used(server: Server, new_tab: NewTab) -> None:
+    """Opening binds no editor (so 500 cells open no slower than before the CRDT); a cell binds when this
+    tab focuses or changes it, or another tab's cursor is in it. Unbound, it still shows the others'
+    typing and sends its own changes, and Ctrl+Z in it takes back a change made before it was bound."""
+    write_notebook(server.root / "lazy.ipynb", [("code", f"x{i} = {i}") for i in range(12)])
+    url = server.url("/notebooks/lazy.ipynb")
+    a, b = new_tab(url, "Ann"), new_tab(url, "Bob")
+    for page in (a, b):
+        expect(cells(page)).to_have_count(12)
+        expect(bound_editors(page)).to_have_count(0)
+
+    content(cell_by_id(a, "cell3")).click()  # focus binds A's editor
+    expect(bound_editors(a)).to_have_count(1)
+    a.keyboard.press("End")
+    a.keyboard.type(" + 1")
+    expect(content(cell_by_id(b, "cell3"))).to_have_text("x3 = 3 + 1")  # B's, unbound, follows
+    expect(remote_caret(cell_by_id(b, "cell3"), "Ann")).to_have_count(1)  # A's cursor there binds it
+    expect(bound_editors(b)).to_have_count(1)
+    assert cell_by_id(b, "cell3").locator(".cm-editor").get_attribute("data-shared") == "bound"
+
+    b.keyboard.press("Control+h")  # B replaces in a cell it never touched: unbound, the change goes out
+    b.get_by_test_id("search-input").fill("x7 = 7")
+    b.get_by_test_id("replace-input").fill("y7 = 70")
+    b.get_by_test_id("replace-one").click()
+    expect(content(cell_by_id(a, "cell7"))).to_have_text("y7 = 70")
+    assert dict(wait_converged([a, b], server, "lazy.ipynb"))["cell7"] == "y7 = 70"
+
+    b.keyboard.press("Escape")
+    content(cell_by_id(b, "cell7")).click()
+    b.keyboard.press("Control+z")  # the replace, made before the editor was bound, is its first step
+    for page in (a, b):
+        expect(content(cell_by_id(page, "cell7"))).to_have_text("x7 = 7")
+    texts = dict(wait_converged([a, b], server, "lazy.ipynb"))
+    assert texts["cell7"] == "x7 = 7" and texts["cell3"] == "x3 = 3 + 1"
+    assert a.js_errors == [] and b.js_errors == []  # type: ignore[attr-defined]
+
+
 def avatar(page: Page, name: str) -> Locator:
     return page.locator(f'[data-testid=presence-avatar][title="{name}"]')
 

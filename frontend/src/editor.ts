@@ -29,6 +29,7 @@ import { yCollab, ySyncAnnotation, yUndoManagerKeymap } from "y-codemirror.next"
 import type { Awareness } from "y-protocols/awareness";
 import * as Y from "yjs";
 import { editorAppearance } from "./appearance/editor-theme";
+import { BEFORE_BINDING, unbound } from "./collab/lazy-binding";
 import { remoteCursors } from "./collab/remote-cursors";
 import { steadyClick } from "./collab/steady-click";
 import type { Connection } from "./connection";
@@ -169,8 +170,12 @@ export class CellEditor {
   readonly view: EditorView;
   private readonly language = new Compartment();
   private readonly readOnly = new Compartment();
+  /** The Yjs binding (collab/lazy-binding.ts): made when the editor is first used. */
+  private readonly collab = new Compartment();
   /** Undo of this tab's own typing only (Yjs' UndoManager: another tab's changes are never undone here). */
-  private readonly undo: Y.UndoManager;
+  private undo: Y.UndoManager | null = null;
+  private bound = false;
+  private readonly shared: SharedCell;
   private type: CellType;
   private destroyed = false;
 
@@ -183,13 +188,11 @@ export class CellEditor {
     handlers: EditorHandlers,
   ) {
     this.type = type;
-    this.undo = new Y.UndoManager(shared.text);
+    this.shared = shared;
+    const binding = { text: shared.text, undoManager: () => this.undoManager(), bind: () => this.bind() };
     const extensions: Extension[] = [
-      ownUndoSteps(this.undo),
-      yCollab(shared.text, null, { undoManager: this.undo }), // its cursors show names as text: ours do not
-      remoteCursors(shared.text, shared.awareness),
+      this.collab.of(unbound(binding)),
       steadyClick(), // a click is a caret even when another tab types before it during the press
-      keymap.of(yUndoManagerKeymap),
       drawSelection(),
       dropCursor(),
       indentOnInput(),
@@ -227,6 +230,31 @@ export class CellEditor {
     this.awaitLanguage();
   }
 
+  /** Bind the editor to its shared text (its first use: focus, a change here, another tab's cursor). */
+  bind(): void {
+    if (this.bound || this.destroyed) return;
+    this.bound = true;
+    const undo = this.undoManager();
+    const { text, awareness } = this.shared;
+    this.view.dispatch({
+      effects: this.collab.reconfigure([
+        ownUndoSteps(undo),
+        yCollab(text, null, { undoManager: undo }), // its cursors show names as text: ours do not
+        remoteCursors(text, awareness),
+        keymap.of(yUndoManagerKeymap),
+        EditorView.editorAttributes.of({ "data-shared": "bound" }),
+      ]),
+    });
+  }
+
+  private undoManager(): Y.UndoManager {
+    if (!this.undo) {
+      this.undo = new Y.UndoManager(this.shared.text);
+      this.undo.addTrackedOrigin(BEFORE_BINDING);
+    }
+    return this.undo;
+  }
+
   get source(): string {
     return this.view.state.doc.toString();
   }
@@ -253,6 +281,7 @@ export class CellEditor {
 
   /** Focus the editor, optionally moving the cursor to the start or the end of the text. */
   focus(at?: "start" | "end"): void {
+    this.bind();
     if (at) {
       const pos = at === "end" ? this.view.state.doc.length : 0;
       this.view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
@@ -280,6 +309,6 @@ export class CellEditor {
   destroy(): void {
     this.destroyed = true;
     this.view.destroy();
-    this.undo.destroy();
+    this.undo?.destroy();
   }
 }

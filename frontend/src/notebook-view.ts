@@ -22,6 +22,8 @@ import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protoco
 import { NotebookSearch } from "./search/notebook-search";
 import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
+import type { Awareness } from "y-protocols/awareness";
+import { textsWithRemoteCursors } from "./collab/lazy-binding";
 import { Presence } from "./collab/presence";
 import { SharedText } from "./collab/shared-text";
 import { InOrder } from "./in-order";
@@ -148,7 +150,11 @@ export class NotebookView implements CellHost {
 
     this.sources = new SharedText(this.connection);
     this.presence.attach(this.sources.awareness);
-    this.sources.onReplaced(() => this.presence.attach(this.sources.awareness));
+    this.followCursors(this.sources.awareness);
+    this.sources.onReplaced(() => {
+      this.presence.attach(this.sources.awareness);
+      this.followCursors(this.sources.awareness);
+    });
     this.multi = new MultiCell({
       list: this.list,
       order: () => this.state.cells.map((cell) => cell.id),
@@ -336,7 +342,10 @@ export class NotebookView implements CellHost {
         break;
     }
     if ("revision" in message && typeof message.revision === "number") this.state.revision = message.revision;
-    if (message.type === "snapshot" || message.type === "cell_inserted" || message.type === "cells_replaced") this.presence.draw();
+    if (message.type === "snapshot" || message.type === "cell_inserted" || message.type === "cells_replaced") {
+      this.presence.draw();
+      this.bindVisited();
+    }
     this.search.changed(); // the search's count follows every change (outputs, cells, other tabs)
   }
 
@@ -691,6 +700,24 @@ export class NotebookView implements CellHost {
     if (remote) return;
     this.sources.typedIn(id, cursor);
     if (!this.sources.isOnline) this.bar.setSave({ status: "dirty", message: null }); // kept here, not saved yet
+  }
+
+  /** Editors bind to their texts when first used (collab/lazy-binding.ts): another tab's cursor in a cell
+   * is a use, so that the cursor is drawn there. */
+  private followCursors(awareness: Awareness): void {
+    awareness.on("change", ({ added, updated, removed }: { added: number[]; updated: number[]; removed: number[] }) => {
+      const others = [...added, ...updated, ...removed].some((id) => id !== awareness.clientID);
+      if (others) queueMicrotask(() => this.bindVisited()); // never inside an editor's update
+    });
+  }
+
+  private bindVisited(): void {
+    const texts = textsWithRemoteCursors(this.sources.awareness);
+    if (!texts.size) return;
+    for (const [id, view] of this.views) {
+      const text = this.sources.text(id);
+      if (text && texts.has(text)) view.editor.bind();
+    }
   }
 
   shared(id: string): SharedCell {

@@ -26,6 +26,7 @@ import "./widgets.test";
 import "./outline.test";
 import "./markdown-files.test";
 import "./in-order.test";
+import "./lazy-binding.test";
 
 test("offsets convert between UTF-16 units and code points", () => {
   const text = "a😀b = 1";

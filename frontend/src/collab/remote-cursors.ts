@@ -57,10 +57,11 @@ class RemoteCursors {
     };
     awareness.on("change", this.listener);
     this.decorations = this.draw();
+    this.publish(view); // bound on focus (lazy-binding.ts): the other tabs see this cursor at once
   }
 
   update(update: ViewUpdate): void {
-    this.publish(update);
+    this.publish(update.view);
     if (update.docChanged || update.transactions.some((tr) => tr.annotation(redraw))) this.decorations = this.draw();
   }
 
@@ -68,13 +69,13 @@ class RemoteCursors {
     this.awareness.off("change", this.listener);
   }
 
-  private publish(update: ViewUpdate): void {
+  private publish(view: EditorView): void {
     const { awareness, text } = this;
     const state = awareness.getLocalState();
     if (state === null) return;
-    const focused = update.view.hasFocus && update.view.dom.ownerDocument.hasFocus();
+    const focused = view.hasFocus && view.dom.ownerDocument.hasFocus();
     if (!focused) return; // another cell's editor may hold the cursor now: leave it alone
-    const { anchor, head } = update.state.selection.main;
+    const { anchor, head } = view.state.selection.main;
     const current = state.cursor as { anchor: unknown; head: unknown } | null | undefined;
     const next = { anchor: Y.createRelativePositionFromTypeIndex(text, anchor), head: Y.createRelativePositionFromTypeIndex(text, head) };
     const same = current && Y.compareRelativePositions(Y.createRelativePositionFromJSON(current.anchor), next.anchor)
