@@ -16,6 +16,8 @@ from ghostbook.training.fim import (
     random_split,
     rest_of_line_span,
     spm,
+    with_writing,
+    writing_span,
 )
 
 DOC = "import os\n\n\ndef f(x):\n    y = x + 1\n    return y * 2\n\n\nclass A:\n    pass\n"
@@ -116,3 +118,43 @@ def test_sampler_sequences_have_fim_and_plain_examples(tiny_work) -> None:
     assert all(x[-1] == eot for x in ids)
     n_fim = sum(mid in x for x in ids)
     assert 70 <= n_fim < 100  # fim_rate 0.9
+
+
+def test_writing_span_has_nothing_after_the_cursor() -> None:
+    """As while a notebook is written: the document ends at the middle's last line, no suffix."""
+    rng = random.Random(5)
+    lines_in_middle = set()
+    for _ in range(300):
+        s = writing_span(DOC, rng)
+        assert s.kind == "writing" and s.suffix == ""
+        assert DOC.startswith(s.prefix + s.middle)
+        end = len(s.prefix) + len(s.middle)
+        assert end == len(DOC) or DOC[end] == "\n"  # the middle ends a line
+        lines_in_middle.add(s.middle.count("\n") + 1)
+    assert 1 in lines_in_middle and max(lines_in_middle) >= 3  # mostly the line, sometimes a few more
+
+
+def test_with_writing_keeps_the_other_kinds_in_proportion() -> None:
+    base = {"line": 0.35, "rest_of_line": 0.15, "block": 0.2, "char": 0.3}
+    assert list(with_writing(base, 0.0).items()) == list(base.items())  # earlier stages draw the same spans
+    mixed = with_writing(base, 0.4)
+    assert mixed["writing"] == 0.4 and sum(mixed.values()) == pytest.approx(1.0)
+    assert mixed["line"] / mixed["char"] == pytest.approx(0.35 / 0.3)
+    rng = random.Random(6)
+    kinds = {random_split(DOC, rng, mixed).kind for _ in range(200)}
+    assert "writing" in kinds and "line" in kinds
+
+
+def test_writing_examples_are_spm_prompts_with_an_empty_suffix(tiny_work) -> None:
+    """The editor asks the built-in model in SPM (fim.json): with nothing after the cursor its prompt
+    starts `<fim_suffix><fim_prefix>`, and so does every writing example."""
+    from ghostbook.training.corpus import read_docs
+    from ghostbook.training.data import FimConfig, SequenceSampler
+    from ghostbook.training.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(tiny_work / "tokenizer.json")
+    texts = [d.text for d in read_docs(tiny_work / "corpus" / "train.jsonl")]
+    sampler = SequenceSampler(texts, tok, 128, FimConfig(fim_rate=1.0, weights=(("writing", 1.0),)), seed=0)
+    head = [tok.token_to_id("<fim_suffix>"), tok.token_to_id("<fim_prefix>")]
+    examples = [sampler.example(sampler._window(sampler._doc())) for _ in range(50)]
+    assert all(example[:2] == head for example in examples)

@@ -103,16 +103,16 @@ def restore_state(source: Path, run_dir: Path) -> Path:
 DEFAULT_STATE = Path("training-state/v2-continued.bf16.pt")
 
 
-def v2_preset(max_steps: int, lr: float = 1e-3, min_lr: float = 1e-4) -> Preset:
+def v2_preset(max_steps: int, lr: float = 1e-3, min_lr: float = 1e-4, writing_share: float = 0.0) -> Preset:
     """The default model's shape and recipe, one WSD schedule of `max_steps` from the shipped weights
     (a lower peak rate than v1's: the weights are trained already). A stage that resumes a decayed
-    run re-warms from `min_lr` to `lr`."""
+    run re-warms from `min_lr` to `lr`; `writing_share` of its FIM examples are cut as while writing."""
     from dataclasses import replace
 
     from ghostbook.training.model import PRESETS
 
     return replace(PRESETS["default"], max_steps=max_steps, stages=(), recipe_from=0, extra_packages=(),
-                   lr=lr, min_lr=min_lr, warmup_steps=100)
+                   lr=lr, min_lr=min_lr, warmup_steps=100, writing_share=writing_share)
 
 
 @dataclass(frozen=True)
@@ -188,11 +188,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--max-steps", type=int, default=6000)
     ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate of this stage")
     ap.add_argument("--min-lr", type=float, default=1e-4, help="learning rate at the decay's end")
+    ap.add_argument("--writing-share", type=float, default=0.0,
+                    help="share of FIM examples cut as while writing: nothing after the cursor")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--save-minutes", type=float, default=10.0)
     args = ap.parse_args(argv)
-    preset = v2_preset(args.max_steps, args.lr, args.min_lr)
+    preset = v2_preset(args.max_steps, args.lr, args.min_lr, args.writing_share)
     run = prepare(args.work, args.state, preset, notebook_sets(args.notebooks, args.notebook_repeat,
                                                                args.extra_notebooks, args.extra_repeat))
     done = threading.Event()

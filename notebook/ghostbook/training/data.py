@@ -86,7 +86,9 @@ class SequenceSampler:
         middle = self.encode(split.middle)
         budget = self.seq_len - len(middle) - 4
         prefix, suffix = fit(self.encode(split.prefix), self.encode(split.suffix), budget)
-        layout = spm if self.rng.random() < self.fim.spm_rate else psm
+        # a writing span is always SPM, the editor's layout for this model (models/default/fim.json): with
+        # nothing after the cursor, that prompt is what it will be asked
+        layout = spm if split.kind == "writing" or self.rng.random() < self.fim.spm_rate else psm
         head = layout(self.ids["<fim_prefix>"], self.ids["<fim_suffix>"], self.ids["<fim_middle>"], prefix, suffix)
         return head + middle + [eot]
 

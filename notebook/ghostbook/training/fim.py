@@ -25,7 +25,8 @@ SPAN_WEIGHTS = {"line": 0.35, "rest_of_line": 0.15, "block": 0.2, "char": 0.3}
 
 @dataclass(frozen=True)
 class Split:
-    """A document cut into prefix, middle and suffix (prefix + middle + suffix == document)."""
+    """A document cut into prefix, middle and suffix (prefix + middle + suffix == document, or its start
+    for a `writing` span, whose document ends where the writer is)."""
 
     prefix: str
     middle: str
@@ -118,6 +119,30 @@ def rest_of_line_span(text: str, rng: random.Random, code_only: bool = False) ->
     return Split(text[:cut], text[cut:e], text[e:], "rest_of_line")
 
 
+def writing_span(text: str, rng: random.Random, code_only: bool = False) -> Split | None:
+    """The cursor of someone writing: nothing after it yet (the editor's prompt while a notebook is
+    written holds only the cells above). Cut as `rest_of_line_span`; the middle runs to the line's end
+    (a third of the time over up to three more lines) and the rest of the document is dropped."""
+    split = rest_of_line_span(text, rng, code_only)
+    if split is None:
+        return None
+    end = len(split.prefix) + len(split.middle)
+    if rng.random() < 1 / 3:
+        for _ in range(rng.randint(1, 3)):
+            if end >= len(text) - 1:
+                break
+            end = _line_end(text, end + 1)
+    return Split(split.prefix, text[len(split.prefix) : end], "", "writing")
+
+
+def with_writing(weights: dict[str, float], share: float) -> dict[str, float]:
+    """`weights` scaled to `1 - share`, plus writing spans at `share`."""
+    if share <= 0:
+        return dict(weights)
+    total = sum(weights.values())
+    return {**{kind: weight * (1 - share) / total for kind, weight in weights.items()}, "writing": share}
+
+
 def block_span(text: str, rng: random.Random, code_only: bool = False, max_lines: int = 12) -> Split | None:
     """Two or more consecutive whole lines (starting at a code line if `code_only`): HumanEval multi-line."""
     starts = _line_starts(text)
@@ -139,6 +164,6 @@ def random_split(text: str, rng: random.Random, weights: dict[str, float] | None
     lines and the model learns to answer a lone docstring quote); falls back to a char span."""
     weights = weights or SPAN_WEIGHTS
     kind = rng.choices(list(weights), weights=list(weights.values()))[0]
-    spans = {"line": line_span, "rest_of_line": rest_of_line_span, "block": block_span}
+    spans = {"line": line_span, "rest_of_line": rest_of_line_span, "block": block_span, "writing": writing_span}
     split = spans[kind](text, rng, code_only) if kind in spans else None
     return split or char_span(text, rng)

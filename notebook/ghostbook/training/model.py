@@ -45,6 +45,8 @@ class Preset:
     functions_share: float = 0.3
     # Line-shaped FIM spans start at code lines, not docstring or comment lines.
     code_lines: bool = True
+    # Share of FIM examples cut as someone writing (`fim.writing_span`: nothing after the cursor).
+    writing_share: float = 0.0
     # Steps before this one were trained with the first recipe (any line, no function-level documents
     # before the decay): a staged run replays it for its earlier stages.
     recipe_from: int = 0

@@ -18,6 +18,7 @@ from tqdm import tqdm
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from ghostbook.training.data import BatchStream, FimConfig, SequenceSampler, StepBatches
+from ghostbook.training.fim import SPAN_WEIGHTS, with_writing
 from ghostbook.training.model import Preset, build_model, count_params, llama_config
 from ghostbook.training.tokenizer import special_ids
 
@@ -185,7 +186,8 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
         if rewarm is not None:
             state["rewarm_start"] = rewarm
     second = state["step"] >= preset.recipe_from  # this stage trains with the second recipe
-    fim = FimConfig(code_lines=preset.code_lines and second)
+    fim = FimConfig(code_lines=preset.code_lines and second,
+                    weights=tuple(with_writing(SPAN_WEIGHTS, preset.writing_share).items()))
     stable_share = preset.functions_share if second else 0.0
     sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts)
     val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
