@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -158,3 +159,35 @@ def test_writing_examples_are_spm_prompts_with_an_empty_suffix(tiny_work) -> Non
     head = [tok.token_to_id("<fim_suffix>"), tok.token_to_id("<fim_prefix>")]
     examples = [sampler.example(sampler._window(sampler._doc())) for _ in range(50)]
     assert all(example[:2] == head for example in examples)
+
+
+def test_writing_spans_can_be_kept_to_notebooks(tiny_work) -> None:
+    """`writing_in="notebooks"`: notebooks get writing examples (`<fim_suffix><fim_prefix>`, no suffix)
+    at the share; library code keeps the earlier stages' spans, none of them a writing span."""
+    from ghostbook.training.continued import is_notebook
+    from ghostbook.training.data import SequenceSampler
+    from ghostbook.training.model import PRESETS
+    from ghostbook.training.tokenizer import load_tokenizer
+    from ghostbook.training.train import fim_config
+
+    tok = load_tokenizer(tiny_work / "tokenizer.json")
+    texts = [DOC, "# A notebook\n\n" + DOC]
+    preset = dataclasses.replace(PRESETS["default"], writing_share=1.0, writing_in="notebooks")
+    fim = dataclasses.replace(fim_config(preset, second=True), fim_rate=1.0)
+    sampler = SequenceSampler(texts, tok, 512, fim, seed=0, notebooks=[False, True])
+    spm_empty = [tok.token_to_id("<fim_suffix>"), tok.token_to_id("<fim_prefix>")]
+
+    def writing(example: list[int]) -> bool:  # an SPM prompt whose suffix is empty
+        return example[:2] == spm_empty
+
+    assert all(writing(sampler.example(sampler._window(texts[1]), notebook=True)) for _ in range(30))
+    assert not any(writing(sampler.example(sampler._window(texts[0]), notebook=False)) for _ in range(60))
+    picked = [sampler._pick() for _ in range(200)]
+    assert {flag for text, flag in picked if text == texts[1]} == {True}
+    assert {flag for text, flag in picked if text == texts[0]} == {False}
+    # the default and "all" draw as before: writing spans in every document at the share
+    everywhere = fim_config(dataclasses.replace(preset, writing_share=0.4, writing_in="all"), second=True)
+    assert dict(everywhere.weights)["writing"] == 0.4 and everywhere.notebook_weights is None
+    assert is_notebook("owner__repo/analysis.ipynb") and not is_notebook("numpy/core/fromnumeric.py")
+    with pytest.raises(ValueError, match="notebook flags"):
+        SequenceSampler(texts, tok, 512, fim, seed=0, notebooks=[True])

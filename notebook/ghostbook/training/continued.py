@@ -103,16 +103,19 @@ def restore_state(source: Path, run_dir: Path) -> Path:
 DEFAULT_STATE = Path("training-state/v2-continued.bf16.pt")
 
 
-def v2_preset(max_steps: int, lr: float = 1e-3, min_lr: float = 1e-4, writing_share: float = 0.0) -> Preset:
+def v2_preset(max_steps: int, lr: float = 1e-3, min_lr: float = 1e-4, writing_share: float = 0.0,
+              writing_in: str = "all") -> Preset:
     """The default model's shape and recipe, one WSD schedule of `max_steps` from the shipped weights
     (a lower peak rate than v1's: the weights are trained already). A stage that resumes a decayed
-    run re-warms from `min_lr` to `lr`; `writing_share` of its FIM examples are cut as while writing."""
+    run re-warms from `min_lr` to `lr`; `writing_share` of its FIM examples ("all" documents' or the
+    "notebooks'" only: `writing_in`) are cut as while writing."""
     from dataclasses import replace
 
     from ghostbook.training.model import PRESETS
 
     return replace(PRESETS["default"], max_steps=max_steps, stages=(), recipe_from=0, extra_packages=(),
-                   lr=lr, min_lr=min_lr, warmup_steps=100, writing_share=writing_share)
+                   lr=lr, min_lr=min_lr, warmup_steps=100, writing_share=writing_share,
+                   writing_in=writing_in)
 
 
 @dataclass(frozen=True)
@@ -190,11 +193,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--min-lr", type=float, default=1e-4, help="learning rate at the decay's end")
     ap.add_argument("--writing-share", type=float, default=0.0,
                     help="share of FIM examples cut as while writing: nothing after the cursor")
+    ap.add_argument("--writing-in", choices=["all", "notebooks"], default="all",
+                    help="the documents whose FIM examples get writing spans (notebooks: library code keeps its spans)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--save-minutes", type=float, default=10.0)
     args = ap.parse_args(argv)
-    preset = v2_preset(args.max_steps, args.lr, args.min_lr, args.writing_share)
+    preset = v2_preset(args.max_steps, args.lr, args.min_lr, args.writing_share, args.writing_in)
     run = prepare(args.work, args.state, preset, notebook_sets(args.notebooks, args.notebook_repeat,
                                                                args.extra_notebooks, args.extra_repeat))
     done = threading.Event()
@@ -218,6 +223,11 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def is_notebook(path: str) -> bool:
+    """Whether a corpus document is a notebook (`corpus.notebook_docs` keeps its `.ipynb` name)."""
+    return path.endswith(".ipynb")
+
+
 def _train(work: Path, run: Path, preset: Preset, threads: int, max_minutes: float | None) -> None:
     import json
 
@@ -231,6 +241,8 @@ def _train(work: Path, run: Path, preset: Preset, threads: int, max_minutes: flo
     opts = RunOptions(out_dir=run, threads=threads, device="cpu", max_minutes=max_minutes,
                       autocast="avx512_bf16" in cpu or "amx_bf16" in cpu, ckpt_every=50)
     corpus = work / "corpus"
-    texts = {split: [d.text for d in read_docs(corpus / f"{split}.jsonl")] for split in ("train", "val")}
-    state = train(preset, tok, texts["train"], texts["val"], opts, load_or_build(corpus))
+    docs = {split: read_docs(corpus / f"{split}.jsonl") for split in ("train", "val")}
+    texts = {split: [d.text for d in found] for split, found in docs.items()}
+    notebooks = [is_notebook(d.path) for d in docs["train"]]
+    state = train(preset, tok, texts["train"], texts["val"], opts, load_or_build(corpus), notebooks)
     print(json.dumps({k: v for k, v in state.items() if k not in ("config", "preset")}))

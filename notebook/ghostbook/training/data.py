@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +26,22 @@ class FimConfig:
     chars_per_token: float = 3.5
     weights: tuple[tuple[str, float], ...] = tuple(SPAN_WEIGHTS.items())
     code_lines: bool = False  # line-shaped spans start at code lines
+    # the span weights of notebook documents (None: `weights`); the sampler is told which they are
+    notebook_weights: tuple[tuple[str, float], ...] | None = None
 
 
 class SequenceSampler:
     """Draws packed token sequences of `seq_len + 1` ids from weighted documents."""
 
     def __init__(self, texts: list[str], tok: Tokenizer, seq_len: int, fim: FimConfig, seed: int,
-                 alt_texts: list[str] | None = None) -> None:
-        self.texts = [t for t in texts if t.strip()]
+                 alt_texts: list[str] | None = None, notebooks: Sequence[bool] | None = None) -> None:
+        """`notebooks[i]`: `texts[i]` is a notebook (its spans drawn with `fim.notebook_weights`)."""
+        flags = list(notebooks) if notebooks is not None else [False] * len(texts)
+        if len(flags) != len(texts):
+            raise ValueError(f"{len(flags)} notebook flags for {len(texts)} documents")
+        kept = [i for i, t in enumerate(texts) if t.strip()]
+        self.texts = [texts[i] for i in kept]
+        self.notebooks = [flags[i] for i in kept]
         # A second pool (e.g. function-level documents) drawn with probability `alt_prob`.
         self.alt_texts = [t for t in alt_texts or [] if t.strip()]
         self.alt_prob = 0.0
@@ -46,16 +54,21 @@ class SequenceSampler:
         self.ids = self.fim_ids(tok)
         self.cum = np.cumsum([len(t) for t in self.texts]).tolist()
         self.weights = dict(fim.weights)
+        self.notebook_weights = dict(fim.notebook_weights) if fim.notebook_weights is not None else self.weights
 
     def fim_ids(self, tok: Tokenizer) -> dict[str, int]:
         """Ids of the special tokens `example` uses (a sampler for another FIM template overrides it)."""
         return special_ids(tok)
 
     def _doc(self) -> str:
+        return self._pick()[0]
+
+    def _pick(self) -> tuple[str, bool]:
+        """A document, drawn by size (or from the second pool), and whether it is a notebook."""
         if self.alt_texts and self.alt_prob > 0 and self.rng.random() < self.alt_prob:
-            return self.rng.choice(self.alt_texts)
-        i = bisect.bisect_right(self.cum, self.rng.random() * self.cum[-1])
-        return self.texts[min(i, len(self.texts) - 1)]
+            return self.rng.choice(self.alt_texts), False
+        i = min(bisect.bisect_right(self.cum, self.rng.random() * self.cum[-1]), len(self.texts) - 1)
+        return self.texts[i], self.notebooks[i]
 
     def _window(self, text: str) -> str:
         """A line-aligned window of about 0.3–1.0 context lengths, often starting at a top-level line."""
@@ -77,12 +90,13 @@ class SequenceSampler:
     def encode(self, text: str) -> list[int]:
         return self.tok.encode(text, add_special_tokens=False).ids if text else []
 
-    def example(self, text: str) -> list[int]:
-        """One document as token ids ending in `<|endoftext|>`, FIM-transformed with `fim_rate`."""
+    def example(self, text: str, notebook: bool = False) -> list[int]:
+        """One document as token ids ending in `<|endoftext|>`, FIM-transformed with `fim_rate` (a
+        `notebook`'s spans drawn with the notebook weights)."""
         eot = self.ids["<|endoftext|>"]
         if self.rng.random() >= self.fim.fim_rate:
             return self.encode(text) + [eot]
-        split = random_split(text, self.rng, self.weights, self.fim.code_lines)
+        split = random_split(text, self.rng, self.notebook_weights if notebook else self.weights, self.fim.code_lines)
         middle = self.encode(split.middle)
         budget = self.seq_len - len(middle) - 4
         prefix, suffix = fit(self.encode(split.prefix), self.encode(split.suffix), budget)
@@ -95,7 +109,8 @@ class SequenceSampler:
     def sequence(self) -> list[int]:
         out: list[int] = []
         while len(out) < self.seq_len + 1:
-            out.extend(self.example(self._window(self._doc())))
+            text, notebook = self._pick()
+            out.extend(self.example(self._window(text), notebook))
         return out[: self.seq_len + 1]
 
     def batch(self, size: int) -> np.ndarray:

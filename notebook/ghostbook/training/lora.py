@@ -45,7 +45,7 @@ class TemplateSampler(SequenceSampler):
             raise TemplateError(f"the vocabulary has no special tokens {missing}")
         return {t: int(i) for t, i in ids.items() if i is not None}
 
-    def example(self, text: str) -> list[int]:
+    def example(self, text: str, notebook: bool = False) -> list[int]:
         if self.rng.random() >= self.fim.fim_rate:
             return self.encode(text) + [self.end]
         split = random_split(text, self.rng, self.weights, self.fim.code_lines)

@@ -47,6 +47,9 @@ class Preset:
     code_lines: bool = True
     # Share of FIM examples cut as someone writing (`fim.writing_span`: nothing after the cursor).
     writing_share: float = 0.0
+    # Where the writing spans are cut: "all" documents, or "notebooks" only (library code keeps its
+    # spans, whose suffixes HumanEval-like infilling reads).
+    writing_in: str = "all"
     # Steps before this one were trained with the first recipe (any line, no function-level documents
     # before the decay): a staged run replays it for its earlier stages.
     recipe_from: int = 0

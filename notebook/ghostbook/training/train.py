@@ -6,7 +6,7 @@ import json
 import math
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -160,11 +160,24 @@ def _no_better(state: dict[str, Any], patience: int) -> bool:
     return bool(state["worse_evals"] >= patience)
 
 
+def fim_config(preset: Preset, second: bool) -> FimConfig:
+    """The FIM spans of `preset` (`second`: its second recipe's code-line spans): writing spans at
+    `writing_share` of every document's FIM examples, or of the notebooks' only."""
+    writing = tuple(with_writing(SPAN_WEIGHTS, preset.writing_share).items())
+    if preset.writing_in == "notebooks":
+        return FimConfig(code_lines=preset.code_lines and second, weights=tuple(SPAN_WEIGHTS.items()),
+                         notebook_weights=writing)
+    if preset.writing_in != "all":
+        raise ValueError(f"writing_in is 'all' or 'notebooks', not {preset.writing_in!r}")
+    return FimConfig(code_lines=preset.code_lines and second, weights=writing)
+
+
 def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: list[str], opts: RunOptions,
-          anneal_texts: list[str] | None = None) -> dict:
+          anneal_texts: list[str] | None = None, notebooks: Sequence[bool] | None = None) -> dict:
     """Train (resuming from `out_dir/checkpoint.pt` when present); returns the final state.
     A share of documents comes from `anneal_texts`: `preset.anneal_functions` during the decay phase,
-    `preset.functions_share` before it (from `preset.recipe_from` on)."""
+    `preset.functions_share` before it (from `preset.recipe_from` on). `notebooks[i]`: `train_texts[i]`
+    is a notebook (where `preset.writing_in` is "notebooks", only those get writing spans)."""
     torch.set_num_threads(opts.threads)
     torch.manual_seed(preset.seed)
     out = opts.out_dir
@@ -186,10 +199,9 @@ def train(preset: Preset, tok: Tokenizer, train_texts: list[str], val_texts: lis
         if rewarm is not None:
             state["rewarm_start"] = rewarm
     second = state["step"] >= preset.recipe_from  # this stage trains with the second recipe
-    fim = FimConfig(code_lines=preset.code_lines and second,
-                    weights=tuple(with_writing(SPAN_WEIGHTS, preset.writing_share).items()))
+    fim = fim_config(preset, second)
     stable_share = preset.functions_share if second else 0.0
-    sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts)
+    sampler = SequenceSampler(train_texts, tok, preset.seq_len, fim, preset.seed, anneal_texts, notebooks)
     val_sampler = SequenceSampler(val_texts or train_texts[:10], tok, preset.seq_len, fim, preset.seed + 1)
     val = [torch.from_numpy(val_sampler.batch(preset.batch_size)) for _ in range(opts.val_batches)]
     step_model: Any = torch.compile(model) if opts.compile else model
