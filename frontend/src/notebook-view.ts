@@ -1,6 +1,7 @@
 // The notebook page: applies server events to the cell views, owns selection and mode
 // (Jupyter's command/edit), and turns user actions into protocol messages.
 
+import type { Awareness } from "y-protocols/awareness";
 import { type CellHost, CellView, type Mode, type RunHow } from "./cell-view";
 import { attachAsk } from "./ask/panel";
 import { closedBanner } from "./closed-banner";
@@ -22,7 +23,6 @@ import type { CellType, ClientMessage, ServerMessage, Snapshot } from "./protoco
 import { NotebookSearch } from "./search/notebook-search";
 import { MultiCell, newCellId } from "./selection/multi-cell";
 import { ShortcutsHelp } from "./shortcuts-help";
-import type { Awareness } from "y-protocols/awareness";
 import { textsWithRemoteCursors } from "./collab/lazy-binding";
 import { Presence } from "./collab/presence";
 import { SharedText } from "./collab/shared-text";
