@@ -178,11 +178,41 @@ async def test_a_whole_first_statement_the_rules_drop_stops_the_model_and_greedy
     assert [p.first_not for p in backend.params[1:]] == [frozenset(b")")]
 
 
+BODY = "def f(rows):\n    total = sum(rows)\n    "  # the cursor on the body's next line
+
+
+class BeamFirst(ByPlan):
+    """`ByPlan` whose time-budgeted line is the beam's own (`Trace.origin`), as the model's search marks it."""
+
+    async def stream(self, prompt_ids, params, cancel):  # type: ignore[no-untyped-def,override]
+        if params.search_ms:
+            params.trace.origin = "beam"
+        async for token in super().stream(prompt_ids, params, cancel):
+            yield token
+
+
 async def test_in_a_function_body_ctrl_space_searches_again_with_the_whole_search(tmp_path: Path) -> None:
     backend = ByPlan("", "return total")
-    cells = [FakeCell("a", "code", "def f(rows):\n    total = sum(rows)\n    ")]
+    cells = [FakeCell("a", "code", BODY + "\n\nprint(f([1, 2]))")]  # code below for the read check to read
     service, out, _ = make_service(tmp_path, backend, cells=cells)
-    await service.suggest("t1", suggest("r1", "a", len(cells[0].source), "forced"))
+    await service.suggest("t1", suggest("r1", "a", len(BODY), "forced"))
     assert out.of("suggestion", "r1")[-1]["text"] == "return total"
     again = backend.params[1]
     assert (again.search_ms, again.beam, again.rules.reading is not None) == (0, 8, True)
+
+
+async def test_a_function_bodys_own_line_is_held_only_where_code_follows_the_cursor(tmp_path: Path) -> None:
+    """With code after the cursor, the budgeted search's own line in a function's body is held and the
+    whole search (its read check reads that code) answers; at the end of a notebook being written
+    nothing follows, so the first line shows at once and nothing searches again."""
+    below = BeamFirst("return rows", "return total")
+    service, out, _ = make_service(tmp_path / "below", below, cells=[FakeCell("a", "code", BODY + "\n\nf([1])")])
+    await service.suggest("t1", suggest("r1", "a", len(BODY), "forced"))
+    assert out.of("suggestion", "r1")[-1]["text"] == "return total" and service.last_searched_again
+    assert [p.search_ms for p in below.params] == [15, 0]
+
+    writing = BeamFirst("return rows", "return total")
+    service, out, _ = make_service(tmp_path / "writing", writing, cells=[FakeCell("a", "code", BODY)])
+    await service.suggest("t1", suggest("r1", "a", len(BODY), "forced"))
+    texts = [m["text"] for m in out.of("suggestion", "r1")]
+    assert texts[-1] == "return rows" and not service.last_searched_again and len(writing.params) == 1

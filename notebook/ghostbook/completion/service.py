@@ -34,6 +34,7 @@ from ghostbook.completion.stable import StableText
 from ghostbook.completion.stats import CompletionStats
 from ghostbook.completion.telemetry import shared_telemetry
 from ghostbook.decoding.plan import Trace
+from ghostbook.decoding.reading import next_lines
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
 from ghostbook.models.loader import ModelRegistry, shared_registry
 from ghostbook.models.remote import RemoteBackend, TextRequest
@@ -47,10 +48,12 @@ log = logging.getLogger(__name__)
 # again; the user asked and waits, and the held line is never shown first. In a function's body
 # (`AGAIN_IN_FUNCTION`): the whole search with the read check (the prompt is read by then; the
 # budgeted search's own lines are rarely right there: HumanEval through the editor's path), then
-# greedy. Elsewhere (`AGAIN`): greedy, which does not start with the token the first search started
-# with (its line is rarely right and would fail again): the prompt is read, so a line costs a few ms,
-# where a beam's search took as long again as the first search; then, only while the request is under
-# 40 ms old, greedy once more (fewer empty answers, without the p95 of a cold start: docs/benchmarks.md,
+# greedy; only where code follows the cursor for the read check to read: at the end of a notebook being
+# written the whole search was never right, and it made the slowest first texts (docs/benchmarks.md).
+# Elsewhere (`AGAIN`): greedy, which does not start with the token the first search started with (its
+# line is rarely right and would fail again): the prompt is read, so a line costs a few ms, where a
+# beam's search took as long again as the first search; then, only while the request is under 40 ms
+# old, greedy once more (fewer empty answers, without the p95 of a cold start: docs/benchmarks.md,
 # "Cold first text"). Where none finds a line that fits, the notebook's likeliest line that does. Each
 # greedy try starts with none of the tokens the searches before it that found nothing started with.
 
@@ -226,7 +229,8 @@ class CompletionService:
                                                                                 cold=True, attributes=attributes),
                                           settings.max_new_tokens)
         again = msg.trigger == "forced" and settings.search_ms > 0 and not isinstance(backend, RemoteBackend)
-        hold = again and in_function_body(ctx.cell_prefix)  # general Python: the whole search pays there
+        # general Python: the whole search pays there, where its read check has lines after the cursor to read
+        hold = again and in_function_body(ctx.cell_prefix) and bool(next_lines(full.suffix).strip())
         made = await self._generate(client_id, msg, inflight, cursor, backend, ctx, settings, hold=hold)
         self.last_searched_again, self.last_first = False, made
         if again and made is not None and (not made.text or (hold and made.origin in HELD)):
