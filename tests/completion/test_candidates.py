@@ -164,6 +164,38 @@ def test_an_analogy_goes_before_the_plain_copy_and_a_variant_before_a_role() -> 
         "mod_fedfunds3.fit()", "sm.tsa.MarkovRegression(dta, k_regimes=3)"]
 
 
+def test_where_a_notebook_being_written_begins_its_imports_the_common_ones_come() -> None:
+    """No code below to say what the imports need (a notebook being written): at its top, or below its
+    imports, the common imports not made yet, in the order `import ` offers them; not where code below
+    says what is used, nor in a new cell after other code."""
+    assert candidates("", "", "") == ["import numpy as np", "import pandas as pd",
+                                      "import matplotlib.pyplot as plt", "import seaborn as sns"]
+    assert candidates("", "# Copyright 2020 Google LLC.\n", "")[0] == "import numpy as np"
+    assert candidates("", "import numpy as np\nimport pandas as pd\n", "") == [
+        "import matplotlib.pyplot as plt", "import seaborn as sns"]
+    assert candidates("", "import numpy\nimport seaborn\n", "") == ["import pandas as pd", "import matplotlib.pyplot as plt"]
+    assert candidates("", "import pandas as pd\n", "\npd.read_csv('a.csv')") == []  # the code below needs no more
+    assert candidates("", "import numpy as np\n\nx = np.arange(3)\n\n", "") == []  # a new cell after code
+
+
+async def test_below_a_notebooks_first_import_the_next_common_one_through_the_editor_path(tmp_path: Path) -> None:
+    """The shipped model, the real service, Ctrl+Space on the line below `import numpy as np` in a
+    notebook being written: `import pandas as pd`, which the model alone (no notebook candidates) does
+    not write."""
+    cells = [FakeCell("a", "code", "import numpy as np\n")]
+    service, out, _ = make_service(tmp_path, cells=cells)
+    try:
+        await service.suggest("t1", suggest("r1", "a", len(cells[0].source), "forced"))
+        assert out.of("suggestion", "r1")[-1]["text"] == "import pandas as pd"
+        service.store.update({"notebook_candidates": False})
+        service.cache.clear()
+        await service.suggest("t1", suggest("r2", "a", len(cells[0].source), "forced"))
+        assert out.of("suggestion", "r2")[-1]["text"] != "import pandas as pd"
+    finally:
+        await service.close()
+        await service.registry.close()
+
+
 def test_a_new_cell_gets_the_imports_only_the_code_below_it_lacks() -> None:
     """After a blank line (a new cell) below other code: `plt.` and `np.` are used only below, never
     imported: their import lines; `pd.` is used above too (imported elsewhere if at all): not offered."""

@@ -24,7 +24,8 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
 
 At a line's start the line above narrows it: below an import line, an import line for each module the
 notebook uses but never imports (`import matplotlib.pyplot as plt`; after a blank line, a new cell,
-for each one only the code below uses); then the line that follows the
+for each one only the code below uses; with no code below, the common imports not made yet); then the
+line that follows the
 line above wherever else the notebook has that line (`G,` then `pos,`). The
 decoding ranks the candidates with the beam's own line by the model's log-probability
 (`decoding.copies`). Pure text, no model here.
@@ -46,7 +47,7 @@ from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.code_names import CodeNames, code_names
 from ghostbook.completion.line_memory import OFFERED, is_code_line, is_comment, line_memory
 from ghostbook.completion.module_attributes import at_cursor
-from ghostbook.decoding.fragments import is_module
+from ghostbook.decoding.fragments import imported_modules, is_module
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
 # 2-core machine; a replay of the validation split's scores: 2 / 3 / 4 / 6 candidates, 29 / 31 / 32 /
@@ -418,7 +419,8 @@ def _alternating(first: Sequence[str], second: Sequence[str]) -> Iterable[str]:
 def _missing_imports(before: str, after: str) -> list[str]:
     """At the start of a line below an import (the imports go on) or at the notebook's top: an import
     line for each module the notebook uses (`np.`) but never imports, nearest first, then a from-import
-    for each name it uses but never binds that `from_imports` knows. After a blank line (a new cell,
+    for each name it uses but never binds that `from_imports` knows; with no code below at all (a
+    notebook being written), the common imports not made yet (`_common_imports`). After a blank line (a new cell,
     a new paragraph) the same, for what only the code below uses (the imports go before the first
     use). Comment lines just above count for nothing (`# Imports`, a file's header). `before`/`after`
     as `_code` leaves them."""
@@ -427,7 +429,17 @@ def _missing_imports(before: str, after: str) -> list[str]:
     below_only = bool(above.strip()) and not _IMPORT_LINE.match(above)
     if below_only and not code.endswith("\n\n"):
         return []
-    return _import_lines(before, after, below_only)
+    lines = _import_lines(before, after, below_only)
+    return lines if lines or below_only or after.strip() else _common_imports(before)
+
+
+def _common_imports(before: str) -> list[str]:
+    """Where the imports begin or go on and no code is below to say what they need (a notebook being
+    written): the common data-science imports not made yet, in `_imports`' order (`import numpy as np`
+    first in an empty notebook, where the model alone writes any line at all)."""
+    bound, made = code_names(before).bound, imported_modules(before)
+    return ["import " + c for c in COMMON_IMPORTS
+            if c.rsplit(" ", 1)[-1] not in bound and c.split(" ", 1)[0] not in made]
 
 
 def _import_lines(before: str, after: str, below_only: bool = False) -> list[str]:

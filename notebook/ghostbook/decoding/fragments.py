@@ -92,7 +92,7 @@ class Fragments:
     @functools.cached_property
     def _modules(self) -> frozenset[str]:
         """The modules the text imports (`import numpy as np`: `numpy`; `from a.b import c`: `a.b`)."""
-        return frozenset(m.group(1) or m.group(2) for m in _IMPORTED_MODULE.finditer(self.text))
+        return imported_modules(self.text)
 
     @functools.cached_property
     def _tops(self) -> frozenset[str]:
@@ -111,6 +111,11 @@ class Fragments:
                 continue
             (before_dot if text[m.end() : m.end() + 1] == b"." else elsewhere).add(m.group())
         return frozenset(before_dot - elsewhere)
+
+
+def imported_modules(text: str) -> frozenset[str]:
+    """The modules `text` imports (`import numpy as np`: `numpy`; `from a.b import c`: `a.b`)."""
+    return frozenset(m.group(1) or m.group(2) for m in _IMPORTED_MODULE.finditer(text))
 
 
 @functools.lru_cache(maxsize=1024)
