@@ -95,22 +95,30 @@ def test_a_module_imported_as_gets_its_usual_alias() -> None:
     assert candidates("import mymodule as ", "", "") == []  # no usual alias: nothing to copy
 
 
-async def test_import_as_gets_the_usual_alias_through_the_editor_path(tmp_path: Path) -> None:
-    """The shipped model, the real service: `import seaborn as ` is completed with `sns` (the plain
-    beam writes `seaborn`)."""
-    cells = [FakeCell("a", "code", "import pandas as pd"), FakeCell("b", "code", "import seaborn as ")]
+async def forced_with_and_without_candidates(tmp_path: Path, cells: list[FakeCell],
+                                             **settings: object) -> tuple[str, str]:
+    """The shipped model, the real service: Ctrl+Space at the end of the last cell, with the notebook
+    candidates and then without them."""
     service, out, _ = make_service(tmp_path, cells=cells)
-    service.store.update({"search_ms": 0})
+    service.store.update(settings)
+    texts = []
     try:
-        await service.suggest("t1", suggest("r1", "b", len(cells[1].source), "forced"))
-        assert out.of("suggestion", "r1")[-1]["text"] == "sns"
-        service.store.update({"notebook_candidates": False})
-        service.cache.clear()
-        await service.suggest("t1", suggest("r2", "b", len(cells[1].source), "forced"))
-        assert out.of("suggestion", "r2")[-1]["text"] != "sns"
+        for ref, on in (("r1", True), ("r2", False)):
+            service.store.update({"notebook_candidates": on})
+            service.cache.clear()
+            await service.suggest("t1", suggest(ref, cells[-1].id, len(cells[-1].source), "forced"))
+            texts.append(out.of("suggestion", ref)[-1]["text"])
     finally:
         await service.close()
         await service.registry.close()
+    return texts[0], texts[1]
+
+
+async def test_import_as_gets_the_usual_alias_through_the_editor_path(tmp_path: Path) -> None:
+    """`import seaborn as ` is completed with `sns` (the plain beam writes `seaborn`)."""
+    cells = [FakeCell("a", "code", "import pandas as pd"), FakeCell("b", "code", "import seaborn as ")]
+    with_them, without = await forced_with_and_without_candidates(tmp_path, cells, search_ms=0)
+    assert with_them == "sns" and without != "sns"
 
 
 def test_nothing_at_a_line_start_the_line_above_says_nothing_of_and_nothing_already_on_the_line() -> None:
@@ -173,27 +181,18 @@ def test_where_a_notebook_being_written_begins_its_imports_the_common_ones_come(
     assert candidates("", "# Copyright 2020 Google LLC.\n", "")[0] == "import numpy as np"
     assert candidates("", "import numpy as np\nimport pandas as pd\n", "") == [
         "import matplotlib.pyplot as plt", "import seaborn as sns"]
-    assert candidates("", "import numpy\nimport seaborn\n", "") == ["import pandas as pd", "import matplotlib.pyplot as plt"]
+    assert candidates("", "import numpy\nimport seaborn\n", "") == [
+        "import pandas as pd", "import matplotlib.pyplot as plt"]
     assert candidates("", "import pandas as pd\n", "\npd.read_csv('a.csv')") == []  # the code below needs no more
     assert candidates("", "import numpy as np\n\nx = np.arange(3)\n\n", "") == []  # a new cell after code
 
 
 async def test_below_a_notebooks_first_import_the_next_common_one_through_the_editor_path(tmp_path: Path) -> None:
-    """The shipped model, the real service, Ctrl+Space on the line below `import numpy as np` in a
-    notebook being written: `import pandas as pd`, which the model alone (no notebook candidates) does
-    not write."""
+    """Ctrl+Space on the line below `import numpy as np` in a notebook being written: `import pandas as
+    pd`, which the model alone (no notebook candidates) does not write."""
     cells = [FakeCell("a", "code", "import numpy as np\n")]
-    service, out, _ = make_service(tmp_path, cells=cells)
-    try:
-        await service.suggest("t1", suggest("r1", "a", len(cells[0].source), "forced"))
-        assert out.of("suggestion", "r1")[-1]["text"] == "import pandas as pd"
-        service.store.update({"notebook_candidates": False})
-        service.cache.clear()
-        await service.suggest("t1", suggest("r2", "a", len(cells[0].source), "forced"))
-        assert out.of("suggestion", "r2")[-1]["text"] != "import pandas as pd"
-    finally:
-        await service.close()
-        await service.registry.close()
+    with_them, without = await forced_with_and_without_candidates(tmp_path, cells)
+    assert with_them == "import pandas as pd" and without != "import pandas as pd"
 
 
 def test_a_new_cell_gets_the_imports_only_the_code_below_it_lacks() -> None:
