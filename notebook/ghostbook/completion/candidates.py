@@ -25,8 +25,7 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
 At a line's start the line above narrows it: below an import line, an import line for each module the
 notebook uses but never imports (`import matplotlib.pyplot as plt`; after a blank line, a new cell,
 for each one only the code below uses; with no code below, the common imports not made yet); then the
-line that follows the
-line above wherever else the notebook has that line (`G,` then `pos,`). The
+line that follows the line above wherever else the notebook has that line (`G,` then `pos,`). The
 decoding ranks the candidates with the beam's own line by the model's log-probability
 (`decoding.copies`). Pure text, no model here.
 """
@@ -420,10 +419,10 @@ def _missing_imports(before: str, after: str) -> list[str]:
     """At the start of a line below an import (the imports go on) or at the notebook's top: an import
     line for each module the notebook uses (`np.`) but never imports, nearest first, then a from-import
     for each name it uses but never binds that `from_imports` knows; with no code below at all (a
-    notebook being written), the common imports not made yet (`_common_imports`). After a blank line (a new cell,
-    a new paragraph) the same, for what only the code below uses (the imports go before the first
-    use). Comment lines just above count for nothing (`# Imports`, a file's header). `before`/`after`
-    as `_code` leaves them."""
+    notebook being written), the common imports not made yet (`_common_imports`). After a blank line
+    (a new cell, a new paragraph) the same, for what only the code below uses (the imports go before
+    the first use). Comment lines just above count for nothing (`# Imports`, a file's header).
+    `before`/`after` as `_code` leaves them."""
     code = _COMMENTS_AT_END.sub("", before)
     above = code.rstrip("\n").rsplit("\n", 1)[-1]
     below_only = bool(above.strip()) and not _IMPORT_LINE.match(above)
