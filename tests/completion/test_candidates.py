@@ -175,7 +175,7 @@ def test_an_analogy_goes_before_the_plain_copy_and_a_variant_before_a_role() -> 
 def test_where_a_notebook_being_written_begins_its_imports_the_common_ones_come() -> None:
     """No code below to say what the imports need (a notebook being written): at its top, or below its
     imports, the common imports not made yet, in the order `import ` offers them; not where code below
-    says what is used, nor in a new cell after other code."""
+    says what is used, nor after a blank line (a new cell after the imports or after other code)."""
     assert candidates("", "", "") == ["import numpy as np", "import pandas as pd",
                                       "import matplotlib.pyplot as plt", "import seaborn as sns"]
     assert candidates("", "# Copyright 2020 Google LLC.\n", "")[0] == "import numpy as np"
@@ -185,6 +185,8 @@ def test_where_a_notebook_being_written_begins_its_imports_the_common_ones_come(
         "import pandas as pd", "import matplotlib.pyplot as plt"]
     assert candidates("", "import pandas as pd\n", "\npd.read_csv('a.csv')") == []  # the code below needs no more
     assert candidates("", "import numpy as np\n\nx = np.arange(3)\n\n", "") == []  # a new cell after code
+    # after a blank line below the imports (a new cell, a new paragraph) the code begins, not more imports
+    assert candidates("", "import numpy as np\nimport pandas as pd\n\n", "") == []
 
 
 async def test_below_a_notebooks_first_import_the_next_common_one_through_the_editor_path(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from ghostbook import protocol as p
-from ghostbook.completion.kernel_attributes import owner_at_cursor
+from ghostbook.completion.kernel_attributes import MODULE, owner_at_cursor
 from ghostbook.completion.namespace_provider import KernelNamespace
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
@@ -43,6 +43,9 @@ def test_the_owner_is_a_dotted_name_outside_strings_comments_imports_and_names_t
     assert owner_at_cursor("x = 1  # see df.") is None
     assert owner_at_cursor("from sklearn.") is None
     assert owner_at_cursor("df = load()\ndf.") is None  # the cell has not run: the kernel's df is older
+    assert owner_at_cursor("from sklearn.metrics import ") == MODULE + "sklearn.metrics"
+    assert owner_at_cursor("    from os import pa") == MODULE + "os"
+    assert owner_at_cursor("from . import ") is None and owner_at_cursor("from os import path, ") is None
 
 
 async def test_the_kernel_says_what_an_object_has_and_which_objects_it_lacks(kernel: KernelAdapter) -> None:
@@ -52,6 +55,18 @@ async def test_the_kernel_says_what_an_object_has_and_which_objects_it_lacks(ker
     assert "pandas" not in has and all(not name.startswith("_") for name in has)
     assert await namespace.attributes("missing") is None
     assert await namespace.attributes("pd.DataFrame") is not None
+
+
+async def test_the_kernel_says_what_a_module_it_imported_has_and_imports_nothing_to_say_it(
+        kernel: KernelAdapter) -> None:
+    """`from pandas import `: the module's names and its submodules' (`plotting`, listed whether or not
+    imported); a module the kernel has not imported is unknown, and asking does not import it."""
+    namespace = KernelNamespace(lambda: kernel)
+    has = await namespace.attributes(MODULE + "pandas")
+    assert has is not None and {"DataFrame", "read_csv", "plotting", "io"} <= set(has)
+    assert await namespace.attributes(MODULE + "this") is None  # `import this` would print the Zen
+    reply = await kernel.run_silent("", 30, {"imported": "'this' in __import__('sys').modules"})
+    assert reply["user_expressions"]["imported"]["data"]["text/plain"] == "False"
 
 
 async def suggest(tmp_path: Path, kernel: KernelAdapter, cells: list[FakeCell], cell: str, cursor: int) -> str:
@@ -88,3 +103,15 @@ async def test_a_column_being_typed_is_completed_from_the_kernel(tmp_path: Path,
     cells = [FakeCell("a", "code", SETUP), FakeCell("b", "code", "total = df.reve")]
     text = await suggest(tmp_path, kernel, cells, "b", len(cells[1].source))
     assert text.startswith("nue"), text
+
+
+async def test_a_from_import_of_a_module_the_kernel_imported_takes_one_of_its_names(
+        tmp_path: Path, kernel: KernelAdapter) -> None:
+    """`from statsmodels import ` after a cell that imported statsmodels: the small model alone writes
+    `sns`, a name of the notebook; the suggestion is one the kernel's statsmodels has."""
+    setup = "import seaborn as sns\nimport statsmodels.api as sm"
+    assert (await kernel.run_silent(setup, timeout=60))["status"] == "ok"
+    cells = [FakeCell("a", "code", setup), FakeCell("b", "code", "from statsmodels import ")]
+    text = await suggest(tmp_path, kernel, cells, "b", len(cells[1].source))
+    has = await KernelNamespace(lambda: kernel).attributes(MODULE + "statsmodels")
+    assert has is not None and leading_name(text) in has, text

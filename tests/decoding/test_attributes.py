@@ -60,6 +60,16 @@ def test_a_from_import_takes_one_of_the_modules_names() -> None:
     assert later is None
 
 
+def test_a_from_import_of_a_module_the_kernel_imported_takes_one_of_its_names() -> None:
+    """No table knows `holoviews`; the kernel's module has `opts`, `extension`, not the model's `ha`."""
+    has = ["opts", "extension", "Curve"]
+    rule = Attributes.at("from holoviews import ", NOTEBOOK, None, has)
+    assert rule is not None and rule.fits(b"opts") and not rule.fits(b"ha") and not rule.fits(b"sales")
+    assert rule.allows(b"ext") is None and rule.allows(b"ha") is False
+    both = Attributes.at("from sklearn import ", NOTEBOOK, ["datasets", "metrics", "gone"], ["metrics", "tree"])
+    assert both is not None and both.fits(b"metrics") and not both.fits(b"gone") and not both.fits(b"tree")
+
+
 def test_the_beam_drops_a_variable_where_an_attribute_belongs() -> None:
     """"x" (0.6) is the notebook's variable; "a" (0.4) is the known attribute: it wins after `np.`."""
     seek, _ = table_model({(): {4: 0.6, 1: 0.4}, (4,): {3: 0.9}, (1,): {3: 0.9}})

@@ -129,3 +129,22 @@ def test_each_further_line_keeps_the_words_rule() -> None:
     assert not fit.fits(b"f") and not fit.fits(b"df = df") and not fit.fits(b"#")
     assert fit.fits(b"df.head()") and fit.fits(b"df")
     assert not fit.fits(b"df)")  # the syntax rule still holds
+
+
+def test_right_below_a_statement_no_import() -> None:
+    """Seen in writing mode: `import json` under `dict_file = '...dct'`, `import matplotlib` under a
+    NumPy array. The training notebooks write an import right below a statement that imports nothing
+    after 0.25% of them; below imports, comments, magics, block headers and docstrings, or after a
+    blank line, imports stay lines."""
+    def fits(cell_prefix: str, line: bytes) -> bool:
+        text = Around(NOTEBOOK + cell_prefix, "", cell_prefix, "")
+        fit = DecodePlan.around(text, b"", 16, frozenset(), Choices(beam=4)).rules.syntax
+        return fit is None or fit.fits(line)
+
+    for above in ("dict_file = 'setup.dct'\n", "x = np.arange(3)\n", "for s in sales:\n    print(s)\n    "):
+        assert not fits(above, b"import json") and not fits(above, b"from os import path"), above
+        assert fits(above, b"data_file = 'data.dat'") and fits(above, b"imports = 3"), above
+    for above in ("import numpy as np\n", "# Imports\n", "%matplotlib inline\n", "if sales:\n    ",
+                  'def f():\n    """Doc."""\n    ', "x = 1\n\n", ""):
+        assert fits(above, b"import json"), above
+    assert Fragments("x = 1\n").fits(b"import json")  # by itself the rule lets imports be

@@ -419,9 +419,11 @@ def _missing_imports(before: str, after: str) -> list[str]:
     """At the start of a line below an import (the imports go on) or at the notebook's top: an import
     line for each module the notebook uses (`np.`) but never imports, nearest first, then a from-import
     for each name it uses but never binds that `from_imports` knows; with no code below at all (a
-    notebook being written), the common imports not made yet (`_common_imports`). After a blank line
-    (a new cell, a new paragraph) the same, for what only the code below uses (the imports go before
-    the first use). Comment lines just above count for nothing (`# Imports`, a file's header).
+    notebook being written), right below an import or at the top, the common imports not made yet
+    (`_common_imports`; not after a blank line, in the cell or a new one, where the training notebooks
+    rarely go on with them: docs/completion.md). After a blank line (a new cell, a new paragraph) the
+    same, for what only the code below uses (the imports go before the first use). Comment lines just
+    above count for nothing (`# Imports`, a file's header).
     `before`/`after` as `_code` leaves them."""
     code = _COMMENTS_AT_END.sub("", before)
     above = code.rstrip("\n").rsplit("\n", 1)[-1]
@@ -429,7 +431,10 @@ def _missing_imports(before: str, after: str) -> list[str]:
     if below_only and not code.endswith("\n\n"):
         return []
     lines = _import_lines(before, after, below_only)
-    return lines if lines or below_only or after.strip() else _common_imports(before)
+    at_top = all(line.lstrip()[:1] in ("", "#") for line in code.split("\n"))  # comments at most
+    if lines or below_only or after.strip() or (code.endswith("\n\n") and not at_top):
+        return lines
+    return _common_imports(before)
 
 
 def _common_imports(before: str) -> list[str]:

@@ -16,7 +16,8 @@ and on finished lines (`lines.LineFit`):
   module, one of its `known` too, or one the notebook writes after `X.`.
 
 In `from X import ` the first name is one of X's `known` names (`sales` is no name from
-`sklearn.model_selection`). A name no rule knows is left to the model. Pure: no model here.
+`sklearn.model_selection`), or where the kernel has imported X, one X `has`. A name no rule knows is
+left to the model. Pure: no model here.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Attributes:
         from-import's first name (`known` the module's: no text needed, the names are all known);
         None elsewhere. `has`: all that a dotted owner has (the kernel's object)."""
         if (m := _FROM_IMPORT.match(head)) is not None:  # the first name a from-import takes
-            return cls(m.group(1) or "", "", known) if known is not None else None
+            return cls(m.group(1) or "", "", known, None, has) if known is not None or has is not None else None
         m = _ATTRIBUTE.search(head)
         if m is None:
             return None

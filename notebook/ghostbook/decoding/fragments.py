@@ -1,14 +1,18 @@
 """A new line that says nothing is no line to offer: a lone name the notebook never mentions (or any
 lone name where it would do nothing: above more code of its cell, or inside a block), a name assigned
 to itself (`data = data`), an empty comment, or an import of nothing new (`import s`, `import sns`,
-`import numpy` below `import numpy as np`).
+`import numpy` below `import numpy as np`); right below a line of code that imports nothing, no
+import at all.
 
 At a new line's start the small model's likeliest line is often a fragment: `s`, `p`, `se`, `#` (on
 the notebook benchmark's test split a lone `s` was the suggestion for 47 of 254 new-line and new-cell
 tasks). A bare name is a statement only to show a variable's value, which a notebook does with a name
 it has, on a cell's last line at the top level (IPython shows that one); above more code, or in a
 block, it does nothing (`G`, `p`, `ax` in the middle of a cell: the beam's short line that beats the
-longer lines which begin with it). `Fragments` is a line rule (`lines.LineFit`) that such lines do
+longer lines which begin with it). Right below a statement that is no import (in the cell, no blank
+line between), the small model, which has read more library files than notebooks, often begins
+imports again (`import json` under `dict_file = '...'`), where the training notebooks almost never
+write one (docs/completion.md). `Fragments` is a line rule (`lines.LineFit`) that such lines do
 not keep, combined with the syntax rule by `lines.AllFit`: the likeliest line that keeps both wins.
 
 Pure: no model here.
@@ -29,6 +33,12 @@ _IMPORTED_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+
 _IMPORT_LINE = re.compile(r"import[ \t]+([A-Za-z_][\w.]*)([ \t]+as[ \t]+\w+)?")
 # a name assigned to itself (`data = data`, `self.x = self.x`): a statement that does nothing
 _SELF_ASSIGNMENT = re.compile(rb"([A-Za-z_][\w.]*)[ \t]*=[ \t]*\1")
+# any import statement a suggested line begins (`import json`, `from os import path`)
+_ANY_IMPORT = re.compile(rb"(?:import|from)[ \t]+[A-Za-z_]")
+# a line after which an import may come: an import, a comment, a magic, a decorator, a block's header
+# (`try:`, `def f():`), a docstring's end (a function's first lines), or a line that goes on (`\`, an
+# open bracket)
+_IMPORTS_MAY_FOLLOW = re.compile(r"^(?:import|from)\s|^[#%!@]|[:\\,([{]$|\"\"\"$|'''$")
 
 
 # `import t`: a module's name this short that is no module here is a name begun
@@ -39,13 +49,15 @@ class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
     notebook around the cursor) does not have as a word, binds by an import or writes only before a
     dot (`sns`, `nx`: a module shown says nothing), a `#` with nothing after it, or an import of one
-    module that brings nothing new (`_new_import`). With `shown` False (the line is above more code
+    module that brings nothing new (`_new_import`), or with `below_code` (`below_code()`) any import.
+    With `shown` False (the line is above more code
     of its cell, or in a block) a lone name is a fragment whatever it names, and so is one the line
     indents (a block's body); keywords (`break`, `return`) are statements, not names."""
 
-    def __init__(self, text: str, shown: bool = True) -> None:
+    def __init__(self, text: str, shown: bool = True, below_code: bool = False) -> None:
         self.text = text
         self.shown = shown
+        self.below_code = below_code
 
     @functools.cached_property
     def _words(self) -> frozenset[bytes]:
@@ -64,7 +76,7 @@ class Fragments:
 
     def fits(self, line: bytes) -> bool:
         code = line.strip()
-        if code == b"#" or _SELF_ASSIGNMENT.fullmatch(code):
+        if code == b"#" or _SELF_ASSIGNMENT.fullmatch(code) or (self.below_code and _ANY_IMPORT.match(code)):
             return False
         if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
             return self._new_import(m.group(1), m.group(2) is not None)
@@ -111,6 +123,14 @@ class Fragments:
                 continue
             (before_dot if text[m.end() : m.end() + 1] == b"." else elsewhere).add(m.group())
         return frozenset(before_dot - elsewhere)
+
+
+def below_code(cell_prefix: str) -> bool:
+    """Whether the cursor's line (the end of `cell_prefix`, its cell up to the cursor) comes right below
+    a statement of its cell after which no import comes (`_IMPORTS_MAY_FOLLOW`)."""
+    lines = cell_prefix.rsplit("\n", 2)
+    above = lines[-2].strip() if len(lines) > 1 else ""
+    return bool(above) and _IMPORTS_MAY_FOLLOW.search(above) is None
 
 
 def imported_modules(text: str) -> frozenset[str]:

@@ -13,7 +13,7 @@ from ghostbook.decoding.arguments import KeywordNext
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
-from ghostbook.decoding.fragments import Fragments
+from ghostbook.decoding.fragments import Fragments, below_code
 from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
 from ghostbook.decoding.reading import ReadCheck
@@ -139,7 +139,8 @@ class DecodePlan:
         begins: StartRule | None = start
         words: LineFit | None = None  # what the line's words must be, which greedy keeps too
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
-            words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
+            words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix),
+                              below_code=below_code(text.cell_prefix))
             fit = both(fit, words)
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes, text.has)) is not None:
             words = attributes
