@@ -10,8 +10,8 @@ from ghostbook import protocol as p
 from ghostbook.completion.confidence import ConfidenceModel
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
-from ghostbook.decoding.fragments import Fragments
-from ghostbook.decoding.indentation import IndentRule
+from ghostbook.decoding.fragments import Fragments, NoImport
+from ghostbook.decoding.indentation import AllStarts, IndentRule
 from ghostbook.decoding.lines import AllFit
 from ghostbook.decoding.syntax_fit import SyntaxFit
 from ghostbook.models.loader import ModelRegistry
@@ -102,7 +102,10 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     # where the line may start: mid-line right at the cursor (#15: no extra space, no new line after `= `);
     # in the indentation, read from the cell's own code (blocks 0 and 4, cursor at column 4)
     assert backend.params[0].rules.indent == IndentRule(8, None, frozenset({8}), newline=False, mid_line=True)
-    assert backend.params[1].rules.indent == IndentRule(4, None, frozenset({0, 4}))
+    # (right below `x = 1`, with no import begun there: `decoding.fragments.NoImport`)
+    starts = backend.params[1].rules.indent
+    assert isinstance(starts, AllStarts) and starts.rules[0] == IndentRule(4, None, frozenset({0, 4}))
+    assert isinstance(starts.rules[1], NoImport)
     # the first line should fit the cursor's cell (not the cells around it)
     rule = backend.params[1].rules.syntax  # on a new line, with the fragments rule (`decoding.fragments`)
     assert isinstance(rule, AllFit) and isinstance(rule.rules[0], SyntaxFit)

@@ -14,6 +14,9 @@ the notebook holds it. Mid-line, the text before the cursor narrows what fits; t
   from that position on (`completion.calls`: `plt.subplots(1, 2, ` -> `figsize=(10, 8))`);
 - analogies: a line that begins as the cursor's but for a renamed name, renamed through
   (`completion.analogies`);
+- habits: below an assignment, the line the notebook wrote below each of its last assignments, with
+  the new name (`print(x)` below `x = ...` where `print(a)` and `print(b)` followed theirs;
+  `completion.habits`);
 - followers: the rest of a line that follows the line above elsewhere (in the notebook or, from
   `completion.line_memory`, in others) and begins as the cursor's does (`plt.tight_layout()` above,
   `plt.` -> `show()`);
@@ -44,6 +47,7 @@ from importlib import resources
 from ghostbook.completion.analogies import analogies
 from ghostbook.completion.calls import call_rests, closers, outside_strings
 from ghostbook.completion.code_names import CodeNames, code_names
+from ghostbook.completion.habits import habit_rest
 from ghostbook.completion.line_memory import OFFERED, is_code_line, is_comment, line_memory
 from ghostbook.completion.module_attributes import at_cursor
 from ghostbook.decoding.fragments import imported_modules, is_module
@@ -96,8 +100,9 @@ def candidates(head: str, before: str, after: str, rest: str = "", has: Sequence
     if head.strip() == "" and rest.strip():
         return []
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
+    habit = [line] if (line := habit_rest(head, before)) is not None else []
     if not head.strip():
-        found = (_missing_imports(before, after) if not head else []) + _next_lines(head, before, after)
+        found = habit + (_missing_imports(before, after) if not head else []) + _next_lines(head, before, after)
         found += [line for line in _lines_after_above(head, before, after) if line.strip() not in map(str.strip, found)]
         return found[:MAX_CANDIDATES]
     # an import takes only names to import (what other lines do after the same text is none)
@@ -119,7 +124,8 @@ def candidates(head: str, before: str, after: str, rest: str = "", has: Sequence
         own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + \
             _words(head, before, after, has or ())
         memory = _memory_rests(head, before, after)
-        found = analogies(head, before, after) + (memory + own if len(key) < len(head.lstrip()) else own + memory)
+        found = habit + analogies(head, before, after) + \
+            (memory + own if len(key) < len(head.lstrip()) else own + memory)
         # what follows the line above elsewhere, where it begins so, comes second (`plt.tight_layout()`
         # above, `plt.` + `show()`): first, it took the place of lines the notebook itself goes on with
         found[1:1] = _follower_rests(head, before, after)

@@ -13,7 +13,9 @@ longer lines which begin with it). Right below a statement that is no import (in
 line between), the small model, which has read more library files than notebooks, often begins
 imports again (`import json` under `dict_file = '...'`), where the training notebooks almost never
 write one (docs/completion.md). `Fragments` is a line rule (`lines.LineFit`) that such lines do
-not keep, combined with the syntax rule by `lines.AllFit`: the likeliest line that keeps both wins.
+not keep, combined with the syntax rule by `lines.AllFit`: the likeliest line that keeps both wins;
+`NoImport` is a rule on how the line starts (`indentation.StartRule`), so that no import begins
+where one cannot win (greedy, finishing a line the beam ran out of time on, keeps it too).
 
 Pure: no model here.
 """
@@ -33,8 +35,8 @@ _IMPORTED_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+
 _IMPORT_LINE = re.compile(r"import[ \t]+([A-Za-z_][\w.]*)([ \t]+as[ \t]+\w+)?")
 # a name assigned to itself (`data = data`, `self.x = self.x`): a statement that does nothing
 _SELF_ASSIGNMENT = re.compile(rb"([A-Za-z_][\w.]*)[ \t]*=[ \t]*\1")
-# any import statement a suggested line begins (`import json`, `from os import path`)
-_ANY_IMPORT = re.compile(rb"(?:import|from)[ \t]+[A-Za-z_]")
+# the words an import statement begins with
+_IMPORT_WORDS = (b"import", b"from")
 # a line after which an import may come: an import, a comment, a magic, a decorator, a block's header
 # (`try:`, `def f():`), a docstring's end (a function's first lines), or a line that goes on (`\`, an
 # open bracket)
@@ -49,15 +51,13 @@ class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
     notebook around the cursor) does not have as a word, binds by an import or writes only before a
     dot (`sns`, `nx`: a module shown says nothing), a `#` with nothing after it, or an import of one
-    module that brings nothing new (`_new_import`), or with `below_code` (`below_code()`) any import.
-    With `shown` False (the line is above more code
+    module that brings nothing new (`_new_import`). With `shown` False (the line is above more code
     of its cell, or in a block) a lone name is a fragment whatever it names, and so is one the line
     indents (a block's body); keywords (`break`, `return`) are statements, not names."""
 
-    def __init__(self, text: str, shown: bool = True, below_code: bool = False) -> None:
+    def __init__(self, text: str, shown: bool = True) -> None:
         self.text = text
         self.shown = shown
-        self.below_code = below_code
 
     @functools.cached_property
     def _words(self) -> frozenset[bytes]:
@@ -76,7 +76,7 @@ class Fragments:
 
     def fits(self, line: bytes) -> bool:
         code = line.strip()
-        if code == b"#" or _SELF_ASSIGNMENT.fullmatch(code) or (self.below_code and _ANY_IMPORT.match(code)):
+        if code == b"#" or _SELF_ASSIGNMENT.fullmatch(code):
             return False
         if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
             return self._new_import(m.group(1), m.group(2) is not None)
@@ -123,6 +123,20 @@ class Fragments:
                 continue
             (before_dot if text[m.end() : m.end() + 1] == b"." else elsewhere).add(m.group())
         return frozenset(before_dot - elsewhere)
+
+
+class NoImport:
+    """A line that does not begin an import statement (`import x`, `from x import y`; `imports = 3` and
+    `from_x` are names): a start rule (`indentation.StartRule`) for the line `below_code`."""
+
+    def allows(self, text: bytes) -> bool | None:
+        body = text.lstrip(b" \t")
+        lead = _NAME.match(body)
+        if lead is None:
+            return True
+        if lead.end() == len(body):  # the word may go on: undecided while it may still become one
+            return None if any(word.startswith(lead.group()) for word in _IMPORT_WORDS) else True
+        return lead.group() not in _IMPORT_WORDS
 
 
 def below_code(cell_prefix: str) -> bool:

@@ -13,7 +13,7 @@ from ghostbook.decoding.arguments import KeywordNext
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
-from ghostbook.decoding.fragments import Fragments, below_code
+from ghostbook.decoding.fragments import Fragments, NoImport, below_code
 from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
 from ghostbook.decoding.reading import ReadCheck
@@ -139,9 +139,10 @@ class DecodePlan:
         begins: StartRule | None = start
         words: LineFit | None = None  # what the line's words must be, which greedy keeps too
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
-            words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix),
-                              below_code=below_code(text.cell_prefix))
+            words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
             fit = both(fit, words)
+            if below_code(text.cell_prefix):  # right below a statement no import begins
+                begins = NoImport() if begins is None else AllStarts([begins, NoImport()])
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes, text.has)) is not None:
             words = attributes
             fit = both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
