@@ -1,6 +1,13 @@
 from __future__ import annotations
 
-from ghostbook.completion.context import CELL_SEPARATOR, NAMESPACE_HEADER, CellText, ContextBuilder, as_code
+from ghostbook.completion.context import (
+    CELL_SEPARATOR,
+    NAMESPACE_HEADER,
+    CellText,
+    ContextBuilder,
+    as_code,
+    namespace_lines,
+)
 
 
 def count(text: str) -> int:
@@ -73,6 +80,12 @@ def test_stable_prefix_while_typing() -> None:
     second = builder.build(cells, 4, len(cells[4].source), 1024, ["a: int = 1"])
     assert second.prefix == first.prefix + "sum"
     assert second.suffix == first.suffix
+
+
+def test_the_namespace_summarys_lines_are_found_in_the_prefix() -> None:
+    ctx = ContextBuilder(count).build(CELLS, 5, 0, 1024, ["ages: ndarray shape=(100,) dtype=int64", "n: int = 3"])
+    assert namespace_lines(ctx.prefix) == ("#   ages: ndarray shape=(100,) dtype=int64", "#   n: int = 3")
+    assert namespace_lines("x = 1\n# a comment\n") == ()
 
 
 def test_namespace_block_is_bounded() -> None:

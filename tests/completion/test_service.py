@@ -98,13 +98,16 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     assert [(q.beam, q.blank_line) for q in backend.params] == [(8, False), (8, True)]  # the default, 8
     # the lines above (#15: within 3 lines, at any indentation), after the cursor's indentation
     assert {b"x = 1", b"if x:", b"    if x:"} <= backend.params[1].rules.avoid
-    assert not {a.strip() for a in backend.params[1].rules.avoid} - {b"x = 1", b"if x:"}
+    # and the kernel's namespace summary, which a new line never copies
+    summary = {a for a in backend.params[1].rules.avoid if a.startswith(b"#   ")}
+    assert summary == {b"#   df: DataFrame shape=(3, 2) columns=[a: int64, b: object]"}
+    assert not {a.strip() for a in backend.params[1].rules.avoid} - {b"x = 1", b"if x:"} - summary
     # where the line may start: mid-line right at the cursor (#15: no extra space, no new line after `= `);
     # in the indentation, read from the cell's own code (blocks 0 and 4, cursor at column 4)
     assert backend.params[0].rules.indent == IndentRule(8, None, frozenset({8}), newline=False, mid_line=True)
     # (right below `x = 1`, with no import begun there: `decoding.fragments.NoImport`)
     starts = backend.params[1].rules.indent
-    assert isinstance(starts, AllStarts) and starts.rules[0] == IndentRule(4, None, frozenset({0, 4}))
+    assert isinstance(starts, AllStarts) and starts.rules[0] == IndentRule(4, None, frozenset({0, 4}), newline=False)
     assert isinstance(starts.rules[1], NoImport)
     # the first line should fit the cursor's cell (not the cells around it)
     rule = backend.params[1].rules.syntax  # on a new line, with the fragments rule (`decoding.fragments`)

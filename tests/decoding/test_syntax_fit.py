@@ -86,6 +86,15 @@ def test_return_break_or_yield_at_a_cells_top_level_does_not_parse() -> None:
     assert not SyntaxFit("%%writefile csvmagic.py\n", "\nfrom io import StringIO").fits(b"return")
 
 
+def test_a_function_whose_parameters_repeat_a_name_does_not_fit() -> None:
+    """Seen in the browser below a notebook's imports: `def plot_pandas(pandas, pandas, pandas, **kwargs):`
+    (the compiler: "duplicate argument 'pandas' in function definition"; the parser takes it)."""
+    fit = SyntaxFit("import pandas as pd\n\n", "")
+    assert not fit.fits(b"def plot_pandas(pandas, pandas, pandas, **kwargs):")
+    assert not fit.fits(b"f = lambda x, x: x") and not fit.fits(b"def g(a, *, a=1):")
+    assert fit.fits(b"def plot_pandas(frame, column, **kwargs):") and fit.fits(b"f = lambda x, y: x")
+
+
 def test_a_future_import_fits_only_at_the_cells_start() -> None:
     """The compiler takes `from __future__` imports only before other code (a docstring aside); the
     parser takes them anywhere, and the model offers one on any new line."""

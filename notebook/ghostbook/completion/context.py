@@ -70,6 +70,14 @@ def namespace_block(lines: Sequence[str]) -> str:
     return NAMESPACE_HEADER + "\n" + "\n".join(f"#   {line}" for line in lines) + CELL_SEPARATOR
 
 
+def namespace_lines(prefix: str) -> tuple[str, ...]:
+    """The lines of the namespace block that begins `prefix` (`#   df: DataFrame ...`), if any."""
+    if not prefix.startswith(NAMESPACE_HEADER + "\n"):
+        return ()
+    block = prefix[len(NAMESPACE_HEADER) + 1 :].split(CELL_SEPARATOR, 1)[0]
+    return tuple(line for line in block.split("\n") if line.startswith("#   "))
+
+
 class ContextBuilder:
     """Assembles a `Context` within `budget` tokens counted by `count_tokens`."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ghostbook.completion.candidates import candidates, names_to_import
-from ghostbook.completion.context import Context
+from ghostbook.completion.context import Context, namespace_lines
 from ghostbook.completion.filters import multi_line_possible
 from ghostbook.completion.module_attributes import at_cursor
 from ghostbook.decoding.attributes import Attributes
@@ -60,7 +60,8 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, mode)
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
-    around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx), ctx.attributes)
+    around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx), ctx.attributes,
+                    notes=namespace_lines(ctx.prefix))
     plan = DecodePlan.around(around, removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),

@@ -22,6 +22,8 @@ Pure: no model here.
 
 from __future__ import annotations
 
+import bisect
+import builtins
 import functools
 import importlib.util
 import keyword
@@ -126,17 +128,36 @@ class Fragments:
 
 
 class NoImport:
-    """A line that does not begin an import statement (`import x`, `from x import y`; `imports = 3` and
-    `from_x` are names): a start rule (`indentation.StartRule`) for the line `below_code`."""
+    """A line that does not begin an import statement (`import x`, `from x import y`): a start rule
+    (`indentation.StartRule`) for the line `below_code`. A word that begins as `import` or `from` do
+    stays open only while a name of `text` (the notebook around the cursor) begins so too
+    (`importances`, `from_date`, a builtin: `frozenset`): a line kept from `import random` must not find its way
+    out by running the words together (`importrandom`), nor be left at `import` with no way on."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @functools.cached_property
+    def _names(self) -> tuple[bytes, ...]:
+        """The notebook's names and the builtins' (`frozenset`), sorted, but the import words."""
+        names = set(_NAME.findall(self.text.encode("utf-8", "replace"))) | {n.encode() for n in dir(builtins)}
+        return tuple(sorted(names - set(_IMPORT_WORDS)))
+
+    def _begins_a_name(self, word: bytes) -> bool:
+        at = bisect.bisect_left(self._names, word)
+        return at < len(self._names) and self._names[at].startswith(word)
 
     def allows(self, text: bytes) -> bool | None:
         body = text.lstrip(b" \t")
         lead = _NAME.match(body)
         if lead is None:
             return True
-        if lead.end() == len(body):  # the word may go on: undecided while it may still become one
-            return None if any(word.startswith(lead.group()) for word in _IMPORT_WORDS) else True
-        return lead.group() not in _IMPORT_WORDS
+        word = lead.group()
+        if not any(word.startswith(w) or w.startswith(word) for w in _IMPORT_WORDS):
+            return True
+        if lead.end() == len(body):  # the word may go on
+            return None if self._begins_a_name(word) or len(word) < min(map(len, _IMPORT_WORDS)) - 1 else False
+        return word not in _IMPORT_WORDS and word in self._names
 
 
 def below_code(cell_prefix: str) -> bool:

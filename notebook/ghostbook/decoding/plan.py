@@ -14,7 +14,7 @@ from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
 from ghostbook.decoding.fragments import Fragments, NoImport, below_code
-from ghostbook.decoding.indentation import AllStarts, StartRule, start_rule
+from ghostbook.decoding.indentation import AllStarts, IndentRule, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import (
@@ -51,7 +51,9 @@ class Around:
     """The text around the cursor: `prefix`/`suffix` as the prompt sees them, `cell_prefix`/
     `cell_suffix` the cursor's cell (which the syntax and indentation rules read); `attributes`, where
     the cursor follows `module.`, the module's attributes as far as they are known; `has`, where it
-    follows a kernel object, all that object has (`decoding.attributes`)."""
+    follows a kernel object, all that object has (`decoding.attributes`); `notes`, lines of the prefix
+    that describe rather than code (the kernel's namespace summary, `#   df: DataFrame ...`), which
+    a new line never copies."""
 
     prefix: str
     suffix: str
@@ -59,6 +61,7 @@ class Around:
     cell_suffix: str
     attributes: tuple[str, ...] | None = None
     has: tuple[str, ...] | None = None
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,9 +129,11 @@ class DecodePlan:
             # leading space sends it elsewhere (notebook test split, beam 1: exact 1 -> 0 of 528), so the
             # final filter (`LeadingSpace`) takes the extra space off instead; on a blank line it does
             # not start with a newline (an empty first line says nothing there, as for the beam)
-            indent = None if start is None or start.mid_line else start
-            if indent is not None and blank_line:
+            indent: StartRule | None = None if start is None or start.mid_line else start
+            if isinstance(indent, IndentRule) and blank_line:
                 indent = dataclasses.replace(indent, newline=False)
+            if blank_line and below_code(text.cell_prefix):  # nor an import right below a statement
+                indent = _with_no_import(indent, text)
             return cls(max_new, stop_ids, heal, 1, blank_line, LineRules(indent=indent))
         near = nearby_lines(text.cell_prefix, text.cell_suffix)
         head = text.cell_prefix.rsplit("\n", 1)[-1]
@@ -142,7 +147,7 @@ class DecodePlan:
             words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
             fit = both(fit, words)
             if below_code(text.cell_prefix):  # right below a statement no import begins
-                begins = NoImport() if begins is None else AllStarts([begins, NoImport()])
+                begins = _with_no_import(begins, text)
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes, text.has)) is not None:
             words = attributes
             fit = both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
@@ -154,9 +159,10 @@ class DecodePlan:
         greedy_begins = begins
         if (keywords := KeywordNext.at(text.cell_prefix, text.prefix + text.suffix)) is not None:
             begins = keywords if begins is None else AllStarts([begins, keywords])
+        notes = frozenset(note.strip().encode() for note in text.notes) if blank_line else frozenset()
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near + imports_above(text.prefix))
-            | repeated_values(head, text.cell_prefix),
+            | repeated_values(head, text.cell_prefix) | notes,
             begins,
             fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
@@ -175,6 +181,16 @@ class DecodePlan:
         if self.copy_model is not None:  # the first line's search reads the notebook too
             model = Mixed(model, self.copy_model, index.breaks)
         decode(Run(model, index, vocab.special | self.stop_ids, cancelled, emit), self)
+
+
+def _with_no_import(rule: StartRule | None, text: Around) -> StartRule:
+    """`rule` and no import begun (`decoding.fragments.NoImport`), on a blank line: nor an empty line
+    (greedy, finishing a line the beam ran out of time on, would end it at once where the model's
+    likeliest starts are imports; the beam never offers an empty line there)."""
+    if isinstance(rule, IndentRule):
+        rule = dataclasses.replace(rule, newline=False)
+    no_import = NoImport(text.prefix + text.suffix)
+    return no_import if rule is None else AllStarts([rule, no_import])
 
 
 def _shows_a_name(start: StartRule | None, head: str, cell_suffix: str) -> bool:

@@ -95,7 +95,8 @@ LOOPS = (ast.For, ast.AsyncFor, ast.While)
 def compiler_rejects(tree: ast.Module, source: str) -> bool:
     """What Python's compiler rejects though its parser takes it: a `return` or `yield` outside a
     function, a `break` or `continue` outside a loop (the small model offers `return` on a new line
-    below code, in a top-level loop too), and a `from __future__` import after other code, a docstring
+    below code, in a top-level loop too), a function whose parameters repeat a name (`def
+    plot_pandas(pandas, pandas, pandas):`), and a `from __future__` import after other code, a docstring
     aside (it offers `from __future__ import annotations` anywhere; a notebook compiles each cell on
     its own, so a cell may start with one)."""
     if _misplaced(tree, False, False):
@@ -116,6 +117,8 @@ def _misplaced(node: ast.AST, in_function: bool, in_loop: bool) -> bool:
             return True
         if isinstance(child, ast.Break | ast.Continue) and not in_loop:
             return True
+        if isinstance(child, FUNCTIONS) and _repeats_a_parameter(child.args):
+            return True
         if isinstance(child, FUNCTIONS):
             inner = (True, False)
         elif isinstance(child, ast.ClassDef):
@@ -125,6 +128,11 @@ def _misplaced(node: ast.AST, in_function: bool, in_loop: bool) -> bool:
         if _misplaced(child, *inner):
             return True
     return False
+
+
+def _repeats_a_parameter(args: ast.arguments) -> bool:
+    names = [a.arg for a in (*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg) if a]
+    return len(names) != len(set(names))
 
 
 def _is_future(node: ast.AST) -> bool:
