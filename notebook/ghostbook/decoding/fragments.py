@@ -47,6 +47,8 @@ _IMPORTS_MAY_FOLLOW = re.compile(r"^(?:import|from)\s|^[#%!@]|[:\\,([{]$|\"\"\"$
 
 # `import t`: a module's name this short that is no module here is a name begun
 BEGUN = 2
+# a line's first word this short (`i`, `fr`) begins too many names to be held to the notebook's
+OPEN_LETTERS = 2
 
 
 class Fragments:
@@ -130,8 +132,8 @@ class Fragments:
 class NoImport:
     """A line that does not begin an import statement (`import x`, `from x import y`): a start rule
     (`indentation.StartRule`) for the line `below_code`. A word that begins as `import` or `from` do
-    stays open only while a name of `text` (the notebook around the cursor) begins so too
-    (`importances`, `from_date`, a builtin: `frozenset`): a line kept from `import random` must not find its way
+    stays open only while a name of `text` (the notebook around the cursor) or a builtin begins so too
+    (`importances`, `from_date`, `frozenset`): a line kept from `import random` must not find its way
     out by running the words together (`importrandom`), nor be left at `import` with no way on."""
 
     def __init__(self, text: str) -> None:
@@ -156,7 +158,7 @@ class NoImport:
         if not any(word.startswith(w) or w.startswith(word) for w in _IMPORT_WORDS):
             return True
         if lead.end() == len(body):  # the word may go on
-            return None if self._begins_a_name(word) or len(word) < min(map(len, _IMPORT_WORDS)) - 1 else False
+            return None if len(word) <= OPEN_LETTERS or self._begins_a_name(word) else False
         return word not in _IMPORT_WORDS and word in self._names
 
 
