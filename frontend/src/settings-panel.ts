@@ -22,8 +22,12 @@ import { askBeforeRestart, registerToolbarItem, setAskBeforeRestart } from "./ke
 import type { CatalogueMessage, CatalogueModel, CompletionSettings, ModelStatus } from "./protocol";
 import { TelemetrySection } from "./telemetry-panel";
 
+const REMOTE_FIM_LABELS: Record<string, string> = {
+  suffix: "the API's suffix field",
+  plain: "plain: the code above only (no FIM)",
+};
 const REMOTE_FIM = ["suffix", "ghostbook", "starcoder", "santacoder", "qwen2.5-coder", "codegemma", "deepseek-coder",
-  "codellama", "codegen2"];
+  "codellama", "codegen2", "plain"];
 
 function numberInput(testid: string, min: number, max: number, step = 1): HTMLInputElement {
   return el("input", { type: "number", testid, min: String(min), max: String(max), step: String(step) });
@@ -76,7 +80,7 @@ class SettingsPanel {
   private readonly remoteFim = el(
     "select",
     { testid: "setting-remote-fim" },
-    ...REMOTE_FIM.map((name) => el("option", { value: name }, name === "suffix" ? "the API's suffix field" : name)),
+    ...REMOTE_FIM.map((name) => el("option", { value: name }, REMOTE_FIM_LABELS[name] ?? name)),
   );
   private readonly device = el(
     "select",

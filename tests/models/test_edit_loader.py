@@ -1,4 +1,5 @@
-"""An edit model is a chat model: it loads without the FIM tokens a completion model must have."""
+"""An edit model is a chat model: it loads without FIM tokens, and keeps no FIM family; a completion
+model without them continues the text above the cursor (the `plain` family)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ghostbook.models.backend import ModelLoadError
 from ghostbook.models.loader import ModelRegistry, default_factory, edit_factory
+from ghostbook.models.templates import PLAIN
 from ghostbook.models.transformers_backend import TransformersBackend
 
 
@@ -28,9 +29,13 @@ def chat_only(shipped_hf: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     return folder
 
 
-def test_a_model_without_fim_tokens_is_refused_for_completion_and_taken_for_editing(chat_only: Path) -> None:
-    with pytest.raises(ModelLoadError, match="fill-in-the-middle"):
-        default_factory(chat_only, None, "chat-only").load()
+def test_a_model_without_fim_tokens_completes_from_the_text_above_and_is_taken_for_editing(chat_only: Path) -> None:
+    completion = default_factory(chat_only, None, "chat-only")
+    completion.load()
+    try:
+        assert completion.info.family == PLAIN
+    finally:
+        completion.unload()
     backend = edit_factory(chat_only, None, "chat-only")
     assert isinstance(backend, TransformersBackend)
     backend.load()

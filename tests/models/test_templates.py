@@ -30,6 +30,7 @@ EXPECTED_TEXT = {
     ("codellama", "psm"): "<s><PRE>{p}<SUF>{s}<MID>",
     ("codellama", "spm"): "<s><PRE><SUF>{s}<MID>{p}",
     ("codegen2", "psm"): "{p}<mask_1>{s}<|endoftext|><sep><mask_1>",
+    ("plain", None): "{p}",  # a model without FIM tokens: the text above only
 }
 
 

@@ -100,9 +100,9 @@ def candidates(head: str, before: str, after: str, rest: str = "", has: Sequence
     if head.strip() == "" and rest.strip():
         return []
     before, after = _code(before[-WINDOW:]), _code(after[:WINDOW])
-    habit = [line] if (line := habit_rest(head, before)) is not None else []
     if not head.strip():
-        found = habit + (_missing_imports(before, after) if not head else []) + _next_lines(head, before, after)
+        found = _habit(head, before) + (_missing_imports(before, after) if not head else []) + \
+            _next_lines(head, before, after)
         found += [line for line in _lines_after_above(head, before, after) if line.strip() not in map(str.strip, found)]
         return found[:MAX_CANDIDATES]
     # an import takes only names to import (what other lines do after the same text is none)
@@ -124,7 +124,7 @@ def candidates(head: str, before: str, after: str, rest: str = "", has: Sequence
         own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + \
             _words(head, before, after, has or ())
         memory = _memory_rests(head, before, after)
-        found = habit + analogies(head, before, after) + \
+        found = _habit(head, before) + analogies(head, before, after) + \
             (memory + own if len(key) < len(head.lstrip()) else own + memory)
         # what follows the line above elsewhere, where it begins so, comes second (`plt.tight_layout()`
         # above, `plt.` + `show()`): first, it took the place of lines the notebook itself goes on with
@@ -382,6 +382,11 @@ def _in_string(head: str) -> bool:
     """Whether `head` ends inside a string it opened (roughly: an odd count of its last quote)."""
     string = _STRING_PARTIAL.search(head)
     return string is not None and head.count(string.group(1)) % 2 == 1
+
+
+def _habit(head: str, before: str) -> list[str]:
+    """The rest the notebook's habit writes below the assignment above (`completion.habits`), if any."""
+    return [line] if (line := habit_rest(head, before)) is not None else []
 
 
 def _imports(partial: str, before: str, after: str) -> list[str]:

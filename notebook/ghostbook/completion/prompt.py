@@ -56,7 +56,8 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     mode = layout or layout_for(backend)
     specials = sum(part not in (PREFIX, SUFFIX) for part in template.layout(mode)) + bool(template.bos)
     # the context was counted piece by piece; if the joined text came out longer, cut the far ends
-    prefix_ids, suffix_ids = fit(prefix_ids, backend.tokenize(ctx.suffix), backend.info.n_ctx - max_new - specials - 1)
+    suffix_ids = backend.tokenize(ctx.suffix) if SUFFIX in template.layout(mode) else []  # none in `plain`
+    prefix_ids, suffix_ids = fit(prefix_ids, suffix_ids, backend.info.n_ctx - max_new - specials - 1)
     ids = build_prompt(template, prefix_ids, suffix_ids, backend.lookup, mode)
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])

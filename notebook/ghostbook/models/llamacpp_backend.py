@@ -35,6 +35,7 @@ from ghostbook.models.backend import (
 from ghostbook.models.catalog import detect_family
 from ghostbook.models.gguf_meta import trained_context
 from ghostbook.models.llama_seqs import N_SEQ, Sequences, make_context
+from ghostbook.models.templates import PLAIN
 from ghostbook.models.worker import ThreadedGeneration, counted
 
 log = logging.getLogger(__name__)
@@ -208,7 +209,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self.last_stats = GenStats()
         self.last_prompt: list[int] = []
         self._llm: Any = None
-        self.needs_fim = True  # a completion model must have FIM tokens; an edit (chat) model need not
+        self.needs_fim = True  # a completion model without FIM tokens gets the `plain` family; an edit model none
         self._vocab: dict[str, int] = {}
         self.vocab = Vocab([], frozenset())
         self._lock = threading.Lock()  # one generation at a time on the one context
@@ -260,9 +261,9 @@ class LlamaCppBackend(ThreadedGeneration):
         self.vocab = Vocab(pieces, frozenset(special))
         name = llm.metadata.get("general.name", "")
         family = self._family or detect_family(self.lookup, name) or ""
-        if not family and self.needs_fim:
-            self.unload()
-            raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
+        if not family and self.needs_fim:  # it continues the text above the cursor, nothing below
+            log.info("%s has no fill-in-the-middle tokens: it completes from the text above only", self.path)
+            family = PLAIN
         self.info = BackendInfo(self.info.name, str(self.path), family, n_ctx, llm.n_vocab(),
                                 {"general.name": name, "size": os.path.getsize(self.path)})
 

@@ -21,6 +21,7 @@ FIM_MIDDLE = "<fim_middle>"
 FIM_PAD = "<fim_pad>"
 SPECIAL_TOKENS = [EOT, FIM_PREFIX, FIM_SUFFIX, FIM_MIDDLE, FIM_PAD]
 
+PLAIN = "plain"  # the family of a model without FIM tokens
 PREFIX = "\x00prefix"  # placeholders inside a layout
 SUFFIX = "\x00suffix"
 
@@ -98,6 +99,10 @@ TEMPLATES: dict[str, FimTemplate] = {
                              prefix_space=True),
     "codegen2": FimTemplate("codegen2", (PREFIX, "<mask_1>", SUFFIX, "<|endoftext|>", "<sep>", "<mask_1>"), None,
                             ("<eom>", "<|endoftext|>")),
+    # a model without FIM tokens (a base or chat model): it continues the text above the cursor, the
+    # code below it is not in the prompt (while a notebook is written there is none)
+    PLAIN: FimTemplate(PLAIN, (PREFIX,), None,
+                       ("<|endoftext|>", "<|im_end|>", "</s>", "<|eot_id|>", "<|end_of_text|>", "<eos>")),
 }
 
 

@@ -10,6 +10,7 @@ reused across requests. A `draft` model folder (same vocabulary) proposes tokens
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +31,7 @@ from ghostbook.models.backend import (
     common_prefix,
 )
 from ghostbook.models.catalog import detect_family
+from ghostbook.models.templates import PLAIN
 from ghostbook.models.worker import ThreadedGeneration, counted
 
 
@@ -107,7 +109,7 @@ class TransformersBackend(ThreadedGeneration):
                  threads: int | None = None, draft: Path | None = None) -> None:
         self.path = Path(path)
         self._family = family
-        self.needs_fim = True  # a completion model must have FIM tokens; an edit (chat) model need not
+        self.needs_fim = True  # a completion model without FIM tokens gets the `plain` family; an edit model none
         self.device = device or "auto"  # the setting: auto, cpu or cuda
         self.draft_path = draft
         self.draft: TransformersBackend | None = None
@@ -165,8 +167,10 @@ class TransformersBackend(ThreadedGeneration):
         self.vocab = Vocab(pieces, frozenset(special))
         self._vocab = vocab
         family = self._family or detect_family(self.lookup, str(getattr(model.config, "name_or_path", ""))) or ""
-        if not family and self.needs_fim:
-            raise ModelLoadError(f"{self.path} has no fill-in-the-middle tokens: it cannot complete code")
+        if not family and self.needs_fim:  # it continues the text above the cursor, nothing below
+            logging.getLogger(__name__).info("%s has no fill-in-the-middle tokens: it completes from the text "
+                                             "above only", self.path)
+            family = PLAIN
         self.info = BackendInfo(self.info.name, str(self.path), family, int(model.config.max_position_embeddings),
                                 n_vocab, {"device": device, "dtype": str(model.dtype).removeprefix("torch.")})
         if self.draft_path is not None:
