@@ -28,6 +28,9 @@ async def test_a_gguf_without_fim_tokens_completes_from_the_text_above(smollm2: 
         assert isinstance(backend, LlamaCppBackend) and backend.info.family == PLAIN
         prompt = b"".join(map(backend.piece, backend.last_prompt)).decode()
         assert prompt.endswith("import numpy as") and "BELOW_THE_CURSOR" not in prompt
+        # nor does the code below take room in the context: all of it is the code above's
+        context = service._context(backend, cells, 0, len(cells[0].source), store.current)
+        assert context.suffix == "" and "BELOW_THE_CURSOR" in context.below
         assert outbox.of("suggestion", "r1")[-1]["text"] == "np"
         cells[0].source = "def add(a, b):\n    return "
         await service.suggest("t1", suggest("r2", "a", len(cells[0].source), "forced"))

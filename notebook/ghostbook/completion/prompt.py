@@ -35,6 +35,17 @@ def layout_for(backend: Backend) -> Layout:
         return "psm"
 
 
+def suffix_share(backend: Backend) -> float:
+    """The share of the context's budget the code after the cursor may take: none where the template
+    has no place for it (`plain`), less for PSM, where every keystroke re-evaluates it."""
+    try:
+        if SUFFIX not in get_template(backend.info.family).layout(layout_for(backend)):
+            return 0.0
+    except TemplateError:
+        pass
+    return 0.25 if layout_for(backend) == "spm" else 0.125
+
+
 def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True, *,
                 layout: Layout | None = None, healing: bool = True, syntax: bool = True,
                 multi_line: bool | None = None, search_ms: float = 0, copies: bool = True) -> Prompt:

@@ -28,7 +28,7 @@ from ghostbook.completion.context import CellText, Context, ContextBuilder, Cont
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
 from ghostbook.completion.kernel_attributes import owner_at_cursor
 from ghostbook.completion.line_memory import line_memory
-from ghostbook.completion.prompt import Prompt, around_line, candidate_lines, layout_for, make_prompt
+from ghostbook.completion.prompt import Prompt, around_line, candidate_lines, make_prompt, suffix_share
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
 from ghostbook.completion.stable import StableText
 from ghostbook.completion.stats import CompletionStats
@@ -350,7 +350,7 @@ class CompletionService:
         ctx = self._builder_for(backend).build(
             [CellText(c.cell_type, c.source) for c in cells], index, cursor, budget,
             self._provider.namespace_lines() if self._provider else (),
-            0.25 if layout_for(backend) == "spm" else 0.125, key=cells[index].id + ("\0cold" if cold else ""),
+            suffix_share(backend), key=cells[index].id + ("\0cold" if cold else ""),
             neighbours=not (cold and self.cold.cell_only))
         return dataclasses.replace(ctx, attributes=attributes) if attributes is not None else ctx
 
