@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from ghostbook import protocol as p
+from ghostbook.completion.confidence import ConfidenceModel
 from ghostbook.completion.garbage import garbage_reason
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
@@ -65,5 +66,28 @@ async def test_a_real_servers_suggestion_starts_no_statement_mid_line(
     assert garbage_reason(text, cell_before=before) is None
     if NewStatement(before).starts_statement(wrote):
         assert text == ""
+    await service.close()
+    await registry.close()
+
+
+async def test_a_servers_automatic_suggestion_is_not_held_back_by_the_in_process_confidence(
+        llama_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The confidence gate judges lines of the editor's own search; a server's text is not one: with a
+    gate that would hold back every in-process suggestion, the server's shows after a pause as it does
+    on Ctrl+Space."""
+    monkeypatch.setenv("GHOSTBOOK_API_KEY", KEY)
+    cells = NOTEBOOKS["plt"]
+    store = SettingsStore(tmp_path / "settings.json")
+    store.update({"model": f"openai:{llama_server}", "remote_fim": "ghostbook", "max_new_tokens": 24})
+    out = Outbox()
+    registry = ModelRegistry()
+    service = CompletionService(lambda: cells, out.send, out.broadcast, None, registry, store)
+    service.confidence = ConfidenceModel({"bias": -30.0}, {"balanced": 0.5, "often": 0.5, "rarely": 0.5})
+    cursor = len(cells[-1].source)
+    for ref, trigger in (("forced", "forced"), ("auto", "auto")):
+        await service.suggest("t1", p.Suggest(type="suggest", ref=ref, cell_id=cells[-1].id, cursor=cursor,
+                                              trigger=trigger))  # type: ignore[arg-type]
+    forced, auto = out.of("suggestion", "forced")[-1]["text"], out.of("suggestion", "auto")[-1]["text"]
+    assert forced and auto == forced, (forced, auto)
     await service.close()
     await registry.close()
