@@ -50,6 +50,7 @@ from ghostbook.completion.code_names import CodeNames, code_names
 from ghostbook.completion.habits import habit_rest
 from ghostbook.completion.line_memory import OFFERED, is_code_line, is_comment, line_memory
 from ghostbook.completion.module_attributes import at_cursor
+from ghostbook.decoding.conditions import RepeatedCondition, next_branch
 from ghostbook.decoding.fragments import imported_modules, is_module
 
 # at most this many candidates are scored (each costs one short model evaluation, ~2 ms on a busy
@@ -124,17 +125,20 @@ def candidates(head: str, before: str, after: str, rest: str = "", has: Sequence
         own = (rests or _module_lines(head, before, after)) + call_rests(head, before, after) + \
             _words(head, before, after, has or ())
         memory = _memory_rests(head, before, after)
-        found = _habit(head, before) + analogies(head, before, after) + \
+        found = _habit(head, before) + _next_branch(head, before) + analogies(head, before, after) + \
             (memory + own if len(key) < len(head.lstrip()) else own + memory)
         # what follows the line above elsewhere, where it begins so, comes second (`plt.tight_layout()`
         # above, `plt.` + `show()`): first, it took the place of lines the notebook itself goes on with
         found[1:1] = _follower_rests(head, before, after)
     out: list[str] = []
     tail = rest.strip()
+    branch = RepeatedCondition(before + head, rest) if head.lstrip().startswith("elif") else None
     for text in found:
         text = text.rstrip()
         if tail and text.endswith(tail):
             text = text[: len(text) - len(tail)].rstrip()
+        if branch is not None and not branch.cut(text):  # `elif x == ` + a value the chain tests already
+            continue
         if text and text not in out and "\t" not in text:
             out.append(text)
         if len(out) == MAX_CANDIDATES:
@@ -387,6 +391,16 @@ def _in_string(head: str) -> bool:
 def _habit(head: str, before: str) -> list[str]:
     """The rest the notebook's habit writes below the assignment above (`completion.habits`), if any."""
     return [line] if (line := habit_rest(head, before)) is not None else []
+
+
+def _next_branch(head: str, before: str) -> list[str]:
+    """The rest of the `elif` that goes on the chain above in steps (`decoding.conditions`), where the
+    cursor's line has begun as it does (`elif dice_value == ` -> `4:`)."""
+    typed = head.lstrip()
+    if not typed.startswith("elif"):
+        return []
+    line = next_branch(before.split("\n"), head[: len(head) - len(typed)])
+    return [line[len(typed):]] if line is not None and line.startswith(typed) and len(line) > len(typed) else []
 
 
 def _imports(partial: str, before: str, after: str) -> list[str]:

@@ -13,7 +13,8 @@ same rules as it goes (`decoding.lines`: lines to avoid, where a line may start)
 - `NewStatement`: made mid-line, never starts a new statement there, nor a keyword after `X.`
   (`decoding.statements`: a server's text has no search that keeps to names after the dot);
 - `SyntaxPrefix`: never breaks the cell's syntax where a shorter prefix would not (`decoding.syntax_fit`);
-- `CommentBlock`: no block of comments unless the user is writing one (`decoding.comments`).
+- `CommentBlock`: no block of comments unless the user is writing one (`decoding.comments`);
+- `RepeatedCondition`: no `elif` tests a condition its chain already tests (`decoding.conditions`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ghostbook.decoding.comments import CommentBlock
+from ghostbook.decoding.conditions import RepeatedCondition
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
 from ghostbook.decoding.repetition import EchoedCall, LineBefore, NearbyCopies, OwnLines
@@ -55,6 +57,7 @@ class SuggestionRules:
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),
             ("breaks the syntax", SyntaxPrefix(before, after)),
+            ("repeats a condition of its chain", RepeatedCondition(before, after)),
         ))
 
     def enforce(self, text: str) -> str:
