@@ -110,6 +110,17 @@ def test_syntax_prefix_keeps_the_longest_prefix_that_fits() -> None:
     assert SyntaxPrefix("", "").cut("for i in range(3):") == "for i in range(3):"  # the start of more
     assert SyntaxPrefix("x = (", "\ny = [").cut("1, 2)") == "1, 2)"  # broken elsewhere: nothing fits, kept
     assert SyntaxPrefix("a = 1\n", "").cut("else:") == ""
+    # mid-statement nothing fits, not even nothing; where the cell parses with the line a bare `pass`,
+    # a suggestion that cannot fit is dropped (the model wrote `num = = 0` in an unseen notebook)
+    assert SyntaxPrefix("num = ", "").cut("= 0\nfor i in range(1, n):") == ""
+    assert SyntaxPrefix("def f(n):\n    total = ", "\n    return total").cut(") + n") == ""
+    # a block's header cut before its colon: the start of more (its longest start that fits with one)
+    assert SyntaxPrefix("for x in my_var", "").cut("iable_alpha") == "iable_alpha"
+    assert SyntaxPrefix("if n > ", "").cut("0 and\n    print(n)") == "0"
+    # a docstring's first line leaves its string open: the start of more, as an open bracket is
+    assert SyntaxPrefix("def power(x, n):\n    ", "").cut('"""Compute x to the n.') == '"""Compute x to the n.'
+    # inside a statement that spans lines the line alone cannot tell: kept
+    assert SyntaxPrefix("df = pd.DataFrame({\n    'a': ", "").cut("[1, 2],") == "[1, 2],"
 
 
 def test_comment_block_unless_the_user_writes_one() -> None:

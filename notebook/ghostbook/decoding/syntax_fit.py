@@ -45,6 +45,19 @@ class SyntaxFit:
             self._seen[line] = self._fits(line.decode("utf-8", "replace"))
         return self._seen[line]
 
+    def broken_elsewhere(self) -> bool:
+        """Whether the cell fails to parse with the cursor's line a bare `pass`: then no suggestion can
+        make it parse (inside a statement that spans lines, or an error in another line)."""
+        head, _, line = self.before.rpartition("\n")
+        indent = line[: len(line) - len(line.lstrip())]
+        below = self.after.partition("\n")[2]
+        return not parses(f"{head}\n{indent}pass\n{below}")
+
+    def opens_string(self, text: str) -> bool:
+        """Whether the cursor's line with `text` leaves a triple-quoted string open (a docstring's first
+        line): the start of more lines, which no check of this line can judge."""
+        return opens_long_string(self.before.rsplit("\n", 1)[-1] + text.split("\n", 1)[0])
+
     def breaks(self, line: bytes) -> bool:
         """Whether `line`, a whole statement (no block opened, no line continued, no decorator, no
         long string), breaks a cell that parses without it: no line after it can mend that."""
@@ -183,11 +196,26 @@ def open_brackets(line: str) -> list[str] | None:
     return stack
 
 
+def opens_long_string(line: str) -> bool:
+    """Whether `line` leaves a triple-quoted string open."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO(line.lstrip()).readline):
+            pass
+    except tokenize.TokenError as e:
+        return "string" in str(e.args[0])
+    except (SyntaxError, ValueError):
+        pass
+    return False
+
+
 class SyntaxPrefix:
     """A suggestion never breaks the cell's syntax where a shorter prefix of it would not: if the cell
     does not fit the whole suggestion (`SyntaxFit`: a last line left open counts as the start of more),
     the longest that fits of its leading lines, then of its first line cut after a token, then nothing,
-    is kept; where none fits (a syntax error elsewhere), the suggestion stays as it is."""
+    is kept. Where none fits, a block's header whose colon is still to come (`for x in my_li` + `st`)
+    keeps the longest start of its first line that fits with the colon; else nothing is kept, unless the
+    cell is broken elsewhere (no line at the cursor could mend it) or the line opens a long string (a
+    docstring): then the suggestion stays as it is."""
 
     def __init__(self, before: str, after: str) -> None:
         self.fit = SyntaxFit(before, after)
@@ -198,7 +226,11 @@ class SyntaxPrefix:
         for shorter in _prefixes(text):
             if self.fit.fits(shorter.encode()):
                 return shorter
-        return text
+        first = text.split("\n", 1)[0]
+        header = next((s for s in (first, *_prefixes(first)) if self.fit.fits(f"{s}:".encode())), "")
+        if header:
+            return header
+        return text if self.fit.broken_elsewhere() or self.fit.opens_string(text) else ""
 
 
 def _prefixes(text: str) -> list[str]:
