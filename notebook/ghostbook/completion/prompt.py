@@ -38,12 +38,13 @@ def layout_for(backend: Backend) -> Layout:
 def suffix_share(backend: Backend) -> float:
     """The share of the context's budget the code after the cursor may take: none where the template
     has no place for it (`plain`), less for PSM, where every keystroke re-evaluates it."""
+    layout = layout_for(backend)
     try:
-        if SUFFIX not in get_template(backend.info.family).layout(layout_for(backend)):
+        if SUFFIX not in get_template(backend.info.family).layout(layout):
             return 0.0
     except TemplateError:
         pass
-    return 0.25 if layout_for(backend) == "spm" else 0.125
+    return 0.25 if layout == "spm" else 0.125
 
 
 def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, read_check: bool = True, *,

@@ -7,9 +7,12 @@ its family is then detected from the FIM tokens in its vocabulary.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from ghostbook.models.templates import PLAIN
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "default"
 DEFAULT_GGUF_NAME = "ghostbook-fim-q8_0.gguf"  # written by training/export.py
@@ -124,6 +127,16 @@ def finetuned_default(path: Path) -> CatalogEntry | None:
 _MARKERS = (("<|file_separator|>", "codegemma"), ("<|fim_prefix|>", "qwen2.5-coder"),
             ("<｜fim▁begin｜>", "deepseek-coder"), ("<fim-prefix>", "santacoder"), ("<fim_prefix>", "starcoder"),
             ("<PRE>", "codellama"), ("<mask_1>", "codegen2"))
+
+
+def completion_family(family: str, needs_fim: bool, path: object) -> str:
+    """`family` (the settings' or the vocabulary's), or for a completion model without FIM tokens `plain`:
+    it continues the text above the cursor, nothing below."""
+    if family or not needs_fim:
+        return family
+    logging.getLogger(__name__).info("%s has no fill-in-the-middle tokens: it completes from the text above only",
+                                     path)
+    return PLAIN
 
 
 def detect_family(lookup: Callable[[str], int | None], name: str = "") -> str | None:

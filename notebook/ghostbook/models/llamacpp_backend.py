@@ -32,10 +32,9 @@ from ghostbook.models.backend import (
     Vocab,
     common_prefix,
 )
-from ghostbook.models.catalog import detect_family
+from ghostbook.models.catalog import completion_family, detect_family
 from ghostbook.models.gguf_meta import trained_context
 from ghostbook.models.llama_seqs import N_SEQ, Sequences, make_context
-from ghostbook.models.templates import PLAIN
 from ghostbook.models.worker import ThreadedGeneration, counted
 
 log = logging.getLogger(__name__)
@@ -260,10 +259,7 @@ class LlamaCppBackend(ThreadedGeneration):
         self._seqs = Sequences(llm)
         self.vocab = Vocab(pieces, frozenset(special))
         name = llm.metadata.get("general.name", "")
-        family = self._family or detect_family(self.lookup, name) or ""
-        if not family and self.needs_fim:  # it continues the text above the cursor, nothing below
-            log.info("%s has no fill-in-the-middle tokens: it completes from the text above only", self.path)
-            family = PLAIN
+        family = completion_family(self._family or detect_family(self.lookup, name) or "", self.needs_fim, self.path)
         self.info = BackendInfo(self.info.name, str(self.path), family, n_ctx, llm.n_vocab(),
                                 {"general.name": name, "size": os.path.getsize(self.path)})
 

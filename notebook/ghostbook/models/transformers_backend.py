@@ -10,7 +10,6 @@ reused across requests. A `draft` model folder (same vocabulary) proposes tokens
 from __future__ import annotations
 
 import inspect
-import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,8 +29,7 @@ from ghostbook.models.backend import (
     Vocab,
     common_prefix,
 )
-from ghostbook.models.catalog import detect_family
-from ghostbook.models.templates import PLAIN
+from ghostbook.models.catalog import completion_family, detect_family
 from ghostbook.models.worker import ThreadedGeneration, counted
 
 
@@ -166,11 +164,8 @@ class TransformersBackend(ThreadedGeneration):
         self._cache_arg = "cache" if "cache" in params else "past_key_values"
         self.vocab = Vocab(pieces, frozenset(special))
         self._vocab = vocab
-        family = self._family or detect_family(self.lookup, str(getattr(model.config, "name_or_path", ""))) or ""
-        if not family and self.needs_fim:  # it continues the text above the cursor, nothing below
-            logging.getLogger(__name__).info("%s has no fill-in-the-middle tokens: it completes from the text "
-                                             "above only", self.path)
-            family = PLAIN
+        named = str(getattr(model.config, "name_or_path", ""))
+        family = completion_family(self._family or detect_family(self.lookup, named) or "", self.needs_fim, self.path)
         self.info = BackendInfo(self.info.name, str(self.path), family, int(model.config.max_position_embeddings),
                                 n_vocab, {"device": device, "dtype": str(model.dtype).removeprefix("torch.")})
         if self.draft_path is not None:
