@@ -163,11 +163,14 @@ class NoImport:
 
 
 def below_code(cell_prefix: str) -> bool:
-    """Whether the cursor's line (the end of `cell_prefix`, its cell up to the cursor) comes right below
-    a statement of its cell after which no import comes (`_IMPORTS_MAY_FOLLOW`)."""
-    lines = cell_prefix.rsplit("\n", 2)
-    above = lines[-2].strip() if len(lines) > 1 else ""
-    return bool(above) and _IMPORTS_MAY_FOLLOW.search(above) is None
+    """Whether the cursor's line (the end of `cell_prefix`, its cell up to the cursor) comes below a
+    statement of its cell after which no import comes (`_IMPORTS_MAY_FOLLOW`), with at most blank and
+    comment lines between them."""
+    for line in reversed(cell_prefix.split("\n")[:-1]):
+        above = line.strip()
+        if above and not above.startswith("#"):
+            return _IMPORTS_MAY_FOLLOW.search(above) is None
+    return False
 
 
 def imported_modules(text: str) -> frozenset[str]:
