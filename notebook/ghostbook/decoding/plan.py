@@ -13,6 +13,7 @@ from ghostbook.decoding.arguments import KeywordNext
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
+from ghostbook.decoding.empty_calls import EmptyCall
 from ghostbook.decoding.fragments import Fragments, NoImport, below_code
 from ghostbook.decoding.indentation import AllStarts, IndentRule, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
@@ -154,6 +155,8 @@ class DecodePlan:
             begins = attributes if start is None else AllStarts([start, attributes])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
             begins = echo if begins is None else AllStarts([begins, echo])
+        if not blank_line and (empty := EmptyCall.at(head)) is not None:  # `print(` is not closed at once
+            begins = empty if begins is None else AllStarts([begins, empty])
         # after `title="x", ` only `name=` arguments, in the beam's search: greedy, finishing a line the
         # beam ran out of time on, bent names into keywords no call takes (`plt_predict_in_test=False`)
         greedy_begins = begins

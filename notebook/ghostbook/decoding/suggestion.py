@@ -24,6 +24,7 @@ from typing import Protocol
 
 from ghostbook.decoding.comments import CommentBlock
 from ghostbook.decoding.conditions import RepeatedCondition
+from ghostbook.decoding.empty_calls import ClosedEmpty
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
 from ghostbook.decoding.repetition import EchoedCall, LineBefore, NearbyCopies, OwnLines
@@ -54,6 +55,7 @@ class SuggestionRules:
             ("copies a nearby line", NearbyCopies(before, after)),
             ("repeats the line before", LineBefore(before, after)),
             ("echoes the call it is in", EchoedCall(before)),
+            ("closes a call that takes arguments", ClosedEmpty(before)),
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),
             ("breaks the syntax", SyntaxPrefix(before, after)),

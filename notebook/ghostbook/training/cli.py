@@ -154,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
         from ghostbook.training.line_table import main as line_table
 
         return line_table(argv[1:])
+    if argv[:1] == ["call-table"]:  # `ghostbook train call-table NOTEBOOKS...`: calls rarely made empty
+        from ghostbook.training.call_table import main as call_table
+
+        return call_table(argv[1:])
     if argv[:1] == ["attribute-table"]:  # `ghostbook train attribute-table CORPUS`: modules -> attributes
         from ghostbook.training.attribute_table import main as attribute_table
 

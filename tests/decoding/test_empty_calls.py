@@ -1,0 +1,54 @@
+"""A call the notebooks rarely make empty is not closed right after its bracket (`decoding.empty_calls`):
+the start rule of the search and the final filter's rule (`SuggestionRules`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ghostbook.decoding.empty_calls import EmptyCall, takes_arguments
+from ghostbook.decoding.plan import Around, Choices, DecodePlan
+from ghostbook.decoding.suggestion import SuggestionRules
+
+from tests.completion.conftest import FakeCell
+from tests.completion.test_candidates import forced_with_and_without_candidates
+
+# google/eng-edu's pandas_dataframe_ultraquick_tutorial.ipynb (unseen-test), as written in the browser:
+# after `print(` the shipped model closed the call at once (`print()`), automatically too
+FRAME = ("import numpy as np\nimport pandas as pd\nmy_data = np.array([[0, 3], [10, 7], [20, 9], [30, 14], [40, 15]])\n"
+         "my_column_names = ['temperature', 'activity']\n"
+         "my_dataframe = pd.DataFrame(data=my_data, columns=my_column_names)\nprint(my_dataframe)")
+ROWS = ('print("Rows #0, #1, and #2:")\nprint(my_dataframe.head(3), \'\\n\')\n\nprint("Row #2:")\n'
+        "print(my_dataframe.iloc[[2]], '\\n')\n\nprint(")
+
+
+def test_the_table_says_which_calls_take_arguments() -> None:
+    assert takes_arguments("print") and takes_arguments("np.array") and takes_arguments("pd.read_csv")
+    assert takes_arguments("my_list.append")  # by its method, for any receiver
+    assert not takes_arguments("plt.show") and not takes_arguments("df.head") and not takes_arguments("plt.figure")
+    assert not takes_arguments("my_own_function")  # unknown: left alone
+
+
+def test_the_rule_holds_right_inside_the_bracket_only() -> None:
+    rule = EmptyCall.at("x = 1\nprint(")
+    assert rule is not None
+    assert rule.allows(b")") is False and rule.allows(b" )") is False
+    assert rule.allows(b"x)") is True and rule.allows(b'"Row #2:")') is True and rule.allows(b"") is None
+    assert EmptyCall.at("print(x, ") is None and EmptyCall.at("print(x") is None  # arguments typed
+    assert EmptyCall.at("plt.show(") is None and EmptyCall.at("fig = plt.figure(") is None
+    assert EmptyCall.at("print") is None and EmptyCall.at("x = [") is None  # no open call
+
+
+def test_the_final_filter_and_the_search_drop_it() -> None:
+    rules = SuggestionRules.around("print(", "")
+    assert rules.enforce(")") == "" and rules.violation(")") == "closes a call that takes arguments"
+    assert rules.enforce("my_dataframe)") == "my_dataframe)"
+    assert SuggestionRules.around("plt.show(", "").enforce(")") == ")"
+    plan = DecodePlan.around(Around("print(", "", "print(", ""), b"", 16, frozenset(), Choices(beam=8))
+    assert plan.rules.indent is not None and plan.rules.indent.allows(b")") is False
+
+
+async def test_ctrl_space_after_print_passes_something(tmp_path: Path) -> None:
+    cells = [FakeCell("a", "code", FRAME), FakeCell("b", "code", ROWS)]
+    with_them, without = await forced_with_and_without_candidates(tmp_path, cells, search_ms=0)
+    assert with_them.strip() and without.strip()
+    assert not with_them.lstrip().startswith(")") and not without.lstrip().startswith(")")
