@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import re
 import sys
 from collections.abc import Iterable
@@ -26,6 +25,7 @@ from pathlib import Path
 from ghostbook.completion.calls import outside_strings
 from ghostbook.completion.module_attributes import ROLES, aliases
 from ghostbook.training.import_table import corpus_texts
+from ghostbook.training.tables import write_table
 
 MIN_MODULE = 100
 MIN_COUNT = 3
@@ -124,7 +124,6 @@ def main(argv: list[str]) -> int:
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 2
     table = build_table(corpus_texts(args.corpus), args.min_module, args.min_count)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(table, indent=0, sort_keys=True) + "\n")
+    write_table(args.out, table)
     print(f"wrote {args.out}: {len(table)} modules, {sum(map(len, table.values()))} attributes")
     return 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
-import json
 import re
 import sys
 import warnings
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from ghostbook.decoding.empty_calls import TABLE
 from ghostbook.training.corpus import CorpusReport, notebook_docs
+from ghostbook.training.tables import write_table
 
 MIN_COUNT = 20
 _MAGIC = re.compile(r"^([ \t]*)[%!?].*$", re.M)
@@ -91,7 +91,6 @@ def main(argv: list[str]) -> int:
         print(f"no notebooks at {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
     table = build_table(notebook_code(args.notebooks), args.min_count)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(table, indent=0, sort_keys=True) + "\n")
+    write_table(args.out, table)
     print(f"wrote {args.out}: {len(table)} callees")
     return 0

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from ghostbook.training.tables import write_table
+
 MIN_COUNT = 10
 TABLE = Path(__file__).resolve().parent.parent / "completion" / "data" / "from_imports.json"
 
@@ -63,7 +65,6 @@ def main(argv: list[str]) -> int:
         print(f"no corpus at {args.corpus}", file=sys.stderr)
         return 2
     table = build_table(corpus_texts(args.corpus), args.min_count)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(table, indent=0, sort_keys=True) + "\n")
+    write_table(args.out, table)
     print(f"wrote {args.out}: {len(table)} names")
     return 0
