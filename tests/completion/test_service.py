@@ -10,6 +10,7 @@ from ghostbook import protocol as p
 from ghostbook.completion.confidence import ConfidenceModel
 from ghostbook.completion.service import CompletionService
 from ghostbook.completion.settings import SettingsStore
+from ghostbook.decoding.empty_calls import EmptyCalls
 from ghostbook.decoding.fragments import Fragments, NoImport
 from ghostbook.decoding.indentation import AllStarts, IndentRule
 from ghostbook.decoding.lines import AllFit
@@ -112,6 +113,7 @@ async def test_beam_width_setting_reaches_the_backend(tmp_path: Path) -> None:
     # the first line should fit the cursor's cell (not the cells around it)
     rule = backend.params[1].rules.syntax  # on a new line, with the fragments rule (`decoding.fragments`)
     assert isinstance(rule, AllFit) and isinstance(rule.rules[0], SyntaxFit)
+    assert any(isinstance(r, EmptyCalls) for r in rule.rules)  # nor `print()` (`decoding.empty_calls`)
     fit = rule.rules[0]
     assert (fit.before, fit.after) == ("if x:\n    x = 1\n    ", "")
     assert rule.fits(b"y = 2") and not rule.fits(b"else:") and not rule.fits(b"zz")

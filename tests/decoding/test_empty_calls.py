@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ghostbook.decoding.empty_calls import EmptyCall, takes_arguments
+from ghostbook.decoding.empty_calls import EmptyCall, EmptyCalls, closes_empty, takes_arguments
 from ghostbook.decoding.plan import Around, Choices, DecodePlan
 from ghostbook.decoding.suggestion import SuggestionRules
 
@@ -38,13 +38,26 @@ def test_the_rule_holds_right_inside_the_bracket_only() -> None:
     assert EmptyCall.at("print") is None and EmptyCall.at("x = [") is None  # no open call
 
 
+def test_a_line_that_closes_such_a_call_empty() -> None:
+    assert closes_empty("print(", ")") and closes_empty("", "print()") and closes_empty("x = ", "np.array( )")
+    assert closes_empty("", "items.append()") and closes_empty("", "print(len())")
+    assert not closes_empty("", "plt.show()") and not closes_empty("", "x = df.groupby('a').sum()")
+    assert not closes_empty("print()", "") and not closes_empty("print(", "x)")  # typed, or passed something
+    assert not closes_empty("", 'print("call print() first")')  # in a string
+    assert not EmptyCalls("").fits(b"print()") and EmptyCalls("").fits(b"print(df)")
+
+
 def test_the_final_filter_and_the_search_drop_it() -> None:
     rules = SuggestionRules.around("print(", "")
     assert rules.enforce(")") == "" and rules.violation(")") == "closes a call that takes arguments"
     assert rules.enforce("my_dataframe)") == "my_dataframe)"
     assert SuggestionRules.around("plt.show(", "").enforce(")") == ")"
+    assert SuggestionRules.around("x = 1\n", "").enforce("print()") == ""  # on a new line too
     plan = DecodePlan.around(Around("print(", "", "print(", ""), b"", 16, frozenset(), Choices(beam=8))
     assert plan.rules.indent is not None and plan.rules.indent.allows(b")") is False
+    assert plan.rules.syntax is not None and not plan.rules.syntax.fits(b")")
+    new_line = DecodePlan.around(Around("x = 1\n", "", "x = 1\n", ""), b"", 16, frozenset(), Choices(beam=8))
+    assert new_line.rules.syntax is not None and not new_line.rules.syntax.fits(b"print()")
 
 
 async def test_ctrl_space_after_print_passes_something(tmp_path: Path) -> None:
@@ -52,3 +65,11 @@ async def test_ctrl_space_after_print_passes_something(tmp_path: Path) -> None:
     with_them, without = await forced_with_and_without_candidates(tmp_path, cells, search_ms=0)
     assert with_them.strip() and without.strip()
     assert not with_them.lstrip().startswith(")") and not without.lstrip().startswith(")")
+
+
+async def test_ctrl_space_on_a_new_line_writes_no_empty_print(tmp_path: Path) -> None:
+    """Below the prints, the shipped model's likeliest line was `print()` (the walk showed it)."""
+    cells = [FakeCell("a", "code", FRAME), FakeCell("b", "code", ROWS.removesuffix("print("))]
+    with_them, without = await forced_with_and_without_candidates(tmp_path, cells)
+    for text in (with_them, without):
+        assert not closes_empty("", text.split("\n", 1)[0]), text

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,10 @@ from ghostbook.decoding.repetition import open_call
 TABLE = Path(__file__).resolve().parent / "data" / "call_arguments.json"
 # a callee whose calls pass nothing at most this often takes arguments
 MAX_EMPTY = 0.02
+# a call closed with nothing in it: a dotted callee, or a method of what a bracket closed (`.sum()`)
+_EMPTY_CALL = re.compile(r"(?:(?<![\w.])([A-Za-z_][\w.]*)|(?<=[)\]])(\.[A-Za-z_]\w*))\(\s*\)")
+# a string on one line (blanked before looking for calls)
+_STRING = re.compile(r"""(["'])(?:\\.|(?!\1).)*\1""")
 
 
 @functools.cache
@@ -40,6 +45,23 @@ def takes_arguments(callee: str) -> bool:
     if share is None and "." in callee:
         share = shares.get("." + callee.rsplit(".", 1)[1])
     return share is not None and share <= MAX_EMPTY
+
+
+def closes_empty(head: str, line: str) -> bool:
+    """Whether `line`, written after `head` (the cursor's line up to the cursor), closes with nothing
+    in it a call that takes arguments (`print(` + `)`, or `print()` on a new line)."""
+    full = _STRING.sub(lambda m: m.group(1) * len(m.group()), head + line)
+    return any(m.end() > len(head) and takes_arguments(m.group(1) or m.group(2)) for m in _EMPTY_CALL.finditer(full))
+
+
+@dataclass(frozen=True)
+class EmptyCalls:
+    """A line rule (`lines.LineFit`) for the first line: no call that takes arguments closed empty."""
+
+    head: str  # the cursor's line up to the cursor
+
+    def fits(self, line: bytes) -> bool:
+        return not closes_empty(self.head, line.decode("utf-8", "replace"))
 
 
 @dataclass(frozen=True)
@@ -64,10 +86,10 @@ class EmptyCall:
 
 @dataclass(frozen=True)
 class ClosedEmpty:
-    """The final filter's side of `EmptyCall`: a suggestion that closes such a call at once is none."""
+    """The final filter's side of `EmptyCalls`: a suggestion whose first line closes such a call empty
+    is none."""
 
     before: str  # the cursor's cell up to the cursor
 
     def cut(self, text: str) -> str:
-        rule = EmptyCall.at(self.before.rsplit("\n", 1)[-1])
-        return "" if rule is not None and rule.allows(text.encode()) is False else text
+        return "" if closes_empty(self.before.rsplit("\n", 1)[-1], text.split("\n", 1)[0]) else text

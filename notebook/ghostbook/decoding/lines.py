@@ -107,5 +107,7 @@ class FurtherLines:
 
 
 def both(fit: LineFit | None, rule: LineFit | None) -> LineFit | None:
-    """A line keeps this where it keeps `fit` and `rule` (either may be None: no rule)."""
-    return rule if fit is None else fit if rule is None else AllFit([fit, rule])
+    """A line keeps this where it keeps `fit` and `rule` (either may be None: no rule); one `AllFit`."""
+    if fit is None or rule is None:
+        return rule if fit is None else fit
+    return AllFit([*(fit.rules if isinstance(fit, AllFit) else (fit,)), rule])

@@ -13,7 +13,7 @@ from ghostbook.decoding.arguments import KeywordNext
 from ghostbook.decoding.attributes import Attributes
 from ghostbook.decoding.beam import LINE_BUDGET, Clock, LineSearch, beam_line, goes_on
 from ghostbook.decoding.copy_model import CopyModel, Mixed
-from ghostbook.decoding.empty_calls import EmptyCall
+from ghostbook.decoding.empty_calls import EmptyCall, EmptyCalls
 from ghostbook.decoding.fragments import Fragments, NoImport, below_code
 from ghostbook.decoding.indentation import AllStarts, IndentRule, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
@@ -142,6 +142,7 @@ class DecodePlan:
         if asks and start is not None:  # nor may greedy, where the beam runs out of time, start with a newline
             start = dataclasses.replace(start, newline=False)
         fit: LineFit | None = SyntaxFit(text.cell_prefix, text.cell_suffix) if choices.syntax else None
+        fit = both(fit, EmptyCalls(head))  # no `print()`: notebooks print something
         begins: StartRule | None = start
         words: LineFit | None = None  # what the line's words must be, which greedy keeps too
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
