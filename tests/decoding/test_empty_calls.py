@@ -32,6 +32,7 @@ def test_the_rule_holds_right_inside_the_bracket_only() -> None:
     rule = EmptyCall.at("x = 1\nprint(")
     assert rule is not None
     assert rule.allows(b")") is False and rule.allows(b" )") is False
+    assert rule.allows(b"\n    my_dataframe)") is False  # nor the arguments on the next line (the model's next try)
     assert rule.allows(b"x)") is True and rule.allows(b'"Row #2:")') is True and rule.allows(b"") is None
     assert EmptyCall.at("print(x, ") is None and EmptyCall.at("print(x") is None  # arguments typed
     assert EmptyCall.at("plt.show(") is None and EmptyCall.at("fig = plt.figure(") is None

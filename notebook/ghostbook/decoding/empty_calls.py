@@ -50,13 +50,19 @@ def takes_arguments(callee: str) -> bool:
 def closes_empty(head: str, line: str) -> bool:
     """Whether `line`, written after `head` (the cursor's line up to the cursor), closes with nothing
     in it a call that takes arguments (`print(` + `)`, or `print()` on a new line)."""
-    full = _STRING.sub(lambda m: m.group(1) * len(m.group()), head + line)
+    full = _blank_strings(head + line)
     return any(m.end() > len(head) and takes_arguments(m.group(1) or m.group(2)) for m in _EMPTY_CALL.finditer(full))
+
+
+def _blank_strings(code: str) -> str:
+    """`code` with its one-line strings' insides blanked (no call is read in them)."""
+    return _STRING.sub(lambda m: m.group(1) * len(m.group()), code)
 
 
 @dataclass(frozen=True)
 class EmptyCalls:
-    """A line rule (`lines.LineFit`) for the first line: no call that takes arguments closed empty."""
+    """A line rule (`lines.LineFit`) for the first line the search writes: no call that takes arguments
+    closed empty."""
 
     head: str  # the cursor's line up to the cursor
 
@@ -67,7 +73,8 @@ class EmptyCalls:
 @dataclass(frozen=True)
 class EmptyCall:
     """A start rule (`indentation.StartRule`) where the cursor is right inside the bracket of a call
-    that takes arguments, nothing typed in it yet: the line may not begin by closing it."""
+    that takes arguments, nothing typed in it yet: the line may not begin by closing it, nor by a new
+    line."""
 
     callee: str
 
@@ -81,7 +88,7 @@ class EmptyCall:
 
     def allows(self, text: bytes) -> bool | None:
         written = text.lstrip(b" \t")
-        return None if not written else not written.startswith(b")")
+        return None if not written else not written.startswith((b")", b"\n"))
 
 
 @dataclass(frozen=True)
