@@ -327,3 +327,15 @@ def test_from_a_module_being_typed_the_from_imports_the_notebook_lacks() -> None
     assert "datasets import load_iris" not in found
     assert candidates("from sk", above, below) == [
         "learn.model_selection import train_test_split", "learn.linear_model import LogisticRegression"]
+
+
+async def test_a_new_name_does_not_get_another_names_value(tmp_path: Path) -> None:
+    """google/eng-edu's pandas tutorial as written in the browser: at `my_dataframe = ` the shipped model's
+    copy of the array assigned to `my_data` above was shown, automatically too."""
+    cell = ("import numpy as np\nimport pandas as pd\n\n# Create and populate a 5x2 NumPy array.\n"
+            "my_data = np.array([[0, 3], [10, 7], [20, 9], [30, 14], [40, 15]])\n\n"
+            "# Create a Python list that holds the names of the two columns.\n"
+            "my_column_names = ['temperature', 'activity']\n\n# Create a DataFrame.\nmy_dataframe = ")
+    with_them, without = await forced_with_and_without_candidates(tmp_path, [FakeCell("a", "code", cell)])
+    for text in (with_them, without):
+        assert text.strip() and not text.startswith(("np.array([[0, 3]", "['temperature'")), text

@@ -19,6 +19,7 @@ from ghostbook.decoding.repetition import (
     nearby_lines,
     open_call,
     open_callee,
+    other_names_values,
     repeated_values,
 )
 from ghostbook.decoding.suggestion import SuggestionRules
@@ -181,6 +182,25 @@ def test_a_value_assigned_just_above_is_not_the_next_value() -> None:
     assert repeated_values("    sharey=", "fig, ax = plt.subplots(\n    sharex=True,\n    sharey=") == frozenset()
     plan = DecodePlan.around(Around(cell, "", cell, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
     assert b"HurdleCountModel(y, x)" in plan.rules.avoid
+
+
+def test_another_names_value_is_not_the_value() -> None:
+    """Seen in a browser walk (google/eng-edu's pandas tutorial): `my_data = np.array([[0, 3], ...])`
+    in a cell above, then `my_dataframe = ` + that array, shown automatically: in the training notebooks
+    another name's earlier value is the value meant in 2.8% of assignments."""
+    above = "import numpy as np\nmy_data = np.array([[0, 3], [10, 7]])\n\n# a comment\nnames = ['a', 'b']\n"
+    assert other_names_values("my_dataframe = ", above) == {b"np.array([[0, 3], [10, 7]])", b"['a', 'b']"}
+    assert other_names_values("my_dataframe =", above) == {b" np.array([[0, 3], [10, 7]])", b" ['a', 'b']"}
+    # the same name's earlier value may well come again (a cell run anew), and short values are common
+    assert other_names_values("my_data = ", above + "x = None\n") == {b"['a', 'b']"}
+    # a value left open (a call over several lines), a value begun, inside a block, several targets
+    assert other_names_values("b = ", "a = pd.DataFrame(\n    {'x': [1]})\n") == frozenset()
+    assert other_names_values("b = np", above) == frozenset()
+    assert other_names_values("    b = ", above) == frozenset()
+    assert other_names_values("b, c = ", above) == frozenset()
+    text = Around("my_dataframe = ", "", "my_dataframe = ", "", above=above)
+    plan = DecodePlan.around(text, b"", 16, frozenset(), Choices(beam=8, read_check=False))
+    assert b"np.array([[0, 3], [10, 7]])" in plan.rules.avoid
 
 
 def test_an_import_the_notebook_has_made_is_not_made_again() -> None:

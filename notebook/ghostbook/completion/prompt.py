@@ -74,7 +74,7 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
     around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx), ctx.attributes,
-                    notes=namespace_lines(ctx.prefix))
+                    notes=namespace_lines(ctx.prefix), above=around_line(ctx)[1])
     plan = DecodePlan.around(around, removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),

@@ -23,6 +23,7 @@ from ghostbook.decoding.repetition import (
     avoid_first,
     imports_above,
     nearby_lines,
+    other_names_values,
     repeated_lines,
     repeated_values,
 )
@@ -63,6 +64,7 @@ class Around:
     attributes: tuple[str, ...] | None = None
     has: tuple[str, ...] | None = None
     notes: tuple[str, ...] = ()
+    above: str = ""  # the notebook's text above the cursor's line, whole (the prompt's prefix may be cut)
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,7 @@ class DecodePlan:
         notes = frozenset(note.strip().encode() for note in text.notes) if blank_line else frozenset()
         rules = LineRules(
             repeated_lines(text.prefix, text.suffix) | avoid_first(head, near + imports_above(text.prefix))
-            | repeated_values(head, text.cell_prefix) | notes,
+            | repeated_values(head, text.cell_prefix) | other_names_values(head, text.above) | notes,
             begins,
             fit,
             ReadCheck.around(text.prefix, text.suffix, heal) if choices.read_check else None)
