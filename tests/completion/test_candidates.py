@@ -8,6 +8,9 @@ from pathlib import Path
 from ghostbook.completion import gate
 from ghostbook.completion.candidates import MAX_CANDIDATES, candidates, completes_key
 from ghostbook.completion.context import CellText, ContextBuilder
+from ghostbook.completion.settings import CompletionSettings
+from ghostbook.eval.notebook_bench import run_tasks
+from ghostbook.eval.notebook_tasks import NotebookTask
 
 from tests.completion.conftest import FakeCell
 from tests.completion.test_service import make_service, suggest
@@ -339,3 +342,19 @@ async def test_a_new_name_does_not_get_another_names_value(tmp_path: Path) -> No
     with_them, without = await forced_with_and_without_candidates(tmp_path, [FakeCell("a", "code", cell)])
     for text in (with_them, without):
         assert text.strip() and not text.startswith(("np.array([[0, 3]", "['temperature'")), text
+
+
+async def test_a_new_line_does_not_give_another_name_a_value_above() -> None:
+    """TheAlgorithms' Scikit-learn notebook as written in the browser: in a new cell, and below its
+    imports, Ctrl+Space wrote `skin_data = ` and `s = ` + `data`'s value (lines the beam ran out of time
+    on, finished by greedy: the final filter's rule holds there). Through the benchmark's path, which
+    asks as the editor does after the debounce."""
+    above = ("import numpy as np", "from sklearn.preprocessing import MinMaxScaler",
+             "data = np.random.randint(0,100,(10,2))", "data")
+    imports = ("import matplotlib\nimport numpy as np\nimport matplotlib.pyplot as plt\n"
+               "from mpl_toolkits.mplot3d import Axes3D\n")
+    tasks = [NotebookTask(f"t{n}", "nb", "line", (*above, source), 4, len(source), "")
+             for n, source in enumerate(("", imports))]
+    for result in await run_tasks(tasks, "default", CompletionSettings(), progress=False, namespaces=[[], []]):
+        assert "= np.random.randint(0,100,(10,2))" not in result.completion \
+            or result.completion.startswith("data ="), result.completion

@@ -16,7 +16,7 @@ CASES: list[dict[str, Any]] = json.loads((Path(__file__).parent / "golden" / "fi
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_golden(case: dict[str, Any]) -> None:
     ctx = FilterContext(case["prefix"], case["suffix"], final=case.get("final", True),
-                        truncated=case.get("truncated", False))
+                        truncated=case.get("truncated", False), above=case.get("above", ""))
     if case["filter"] == "run":
         got, _ = filters.run(case["text"], ctx)
     else:

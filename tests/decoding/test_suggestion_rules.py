@@ -13,6 +13,7 @@ from ghostbook.decoding.repetition import (
     EchoStart,
     LineBefore,
     NearbyCopies,
+    OtherNamesValue,
     OwnLines,
     avoid_first,
     imports_above,
@@ -201,6 +202,15 @@ def test_another_names_value_is_not_the_value() -> None:
     text = Around("my_dataframe = ", "", "my_dataframe = ", "", above=above)
     plan = DecodePlan.around(text, b"", 16, frozenset(), Choices(beam=8, read_check=False))
     assert b"np.array([[0, 3], [10, 7]])" in plan.rules.avoid
+    # the same at a new line (TheAlgorithms' Scikit-learn notebook: `s = ` + `data`'s value, three times)
+    rule = OtherNamesValue.above(above)
+    assert rule is not None and not rule.fits(b"s = np.array([[0, 3], [10, 7]])")
+    assert rule.fits(b"my_data = np.array([[0, 3], [10, 7]])") and rule.fits(b"s = np.array([[0, 3]])")
+    assert rule.fits(b"    s = np.array([[0, 3], [10, 7]])") and rule.fits(b"print(my_data)")
+    assert OtherNamesValue.above("x = 0\n") is None
+    new_line = DecodePlan.around(Around(above, "", above, "", above=above), b"", 16, frozenset(),
+                                 Choices(beam=8, read_check=False))
+    assert new_line.rules.syntax is not None and not new_line.rules.syntax.fits(b"s = np.array([[0, 3], [10, 7]])")
 
 
 def test_an_import_the_notebook_has_made_is_not_made_again() -> None:

@@ -32,6 +32,7 @@ class FilterContext:
     suffix: str
     final: bool = True
     truncated: bool = False  # generation ended at the token limit, not at a stop
+    above: str = ""  # the notebook's text above the cursor's line (the rules that read the cells above)
 
     @property
     def line_before(self) -> str:
@@ -255,26 +256,26 @@ def drop_garbage(text: str, ctx: FilterContext) -> str:
     """No garbage (`decoding.suggestion.SuggestionRules`, the rules the notebook benchmark counts with
     and the search keeps): each rule cuts the text (fewer lines, less leading space, or nothing) until
     none cuts more."""
-    return _rules(ctx.prefix, ctx.suffix).enforce(text)
+    return _rules(ctx.prefix, ctx.suffix, ctx.above).enforce(text)
 
 
 def hold_garbage(text: str, ctx: FilterContext) -> str:
     """While streaming, what `drop_garbage` can already tell (`SuggestionRules.enforce_streaming`): no
     garbage is shown even for a moment."""
-    return text if ctx.final else _rules(ctx.prefix, ctx.suffix).enforce_streaming(text)
+    return text if ctx.final else _rules(ctx.prefix, ctx.suffix, ctx.above).enforce_streaming(text)
 
 
 @functools.lru_cache(maxsize=8)
-def _rules(prefix: str, suffix: str) -> SuggestionRules:
+def _rules(prefix: str, suffix: str, above: str) -> SuggestionRules:
     """The suggestion rules around a cursor, made once for all the filter runs of one suggestion."""
-    return SuggestionRules.around(prefix, suffix)
+    return SuggestionRules.around(prefix, suffix, above)
 
 
 def spoiled(text: str, ctx: FilterContext) -> bool:
     """Whether `text`'s complete lines already doom the suggestion (`SuggestionRules.spoiled`): the
     model writing on after a copied first line is time lost."""
     done = text[: text.rfind("\n")] if "\n" in text else ""
-    return _rules(ctx.prefix, ctx.suffix).spoiled(done)
+    return _rules(ctx.prefix, ctx.suffix, ctx.above).spoiled(done)
 
 
 def ends_statement(line: str, ctx: FilterContext) -> bool:

@@ -286,8 +286,8 @@ class CompletionService:
             # the first line's search time counts from the request's arrival: the user waits from then
             plan = dataclasses.replace(prompt.plan, made=min(prompt.plan.made, inflight.start), first_not=first_not)
             stream, trace = backend.stream(prompt.ids, plan, inflight.cancel), plan.trace
-        stable = StableText(ctx.cell_prefix, ctx.cell_suffix)  # shows only what no rule can take back
         _, above, below = around_line(ctx)
+        stable = StableText(ctx.cell_prefix, ctx.cell_suffix, above)  # shows only what no rule can take back
         notebook = above + below  # the notebook's text but the cursor's line
         confidence: float | None = None  # of the first line, once it is known
         raw, first = b"", None
@@ -319,10 +319,10 @@ class CompletionService:
 
     def _candidate(self, ctx: Context) -> _Made | None:
         """The first line copied from the notebook (`completion.candidates`) that the final filters pass."""
+        _, above, below = around_line(ctx)
         for rank, line in enumerate(candidate_lines(ctx)):
-            text, _ = filters.run(line, filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix))
+            text, _ = filters.run(line, filters.FilterContext(ctx.cell_prefix, ctx.cell_suffix, above=above))
             if text:
-                _, above, below = around_line(ctx)
                 trace = Trace("copy", rank)
                 return _Made(text, self._confidence(text, trace, ctx, above + below), "copy",
                              _evidence(text, trace, ctx, above + below))

@@ -11,14 +11,17 @@ forced request's second search starts sooner.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ghostbook.completion import filters
 
 
 class StableText:
-    """The shown text of one streaming suggestion in the cursor's cell (`prefix` | `suffix`)."""
+    """The shown text of one streaming suggestion in the cursor's cell (`prefix` | `suffix`; `above`:
+    the notebook's text above the cursor's line, `filters.FilterContext`)."""
 
-    def __init__(self, prefix: str, suffix: str) -> None:
-        self.prefix, self.suffix = prefix, suffix
+    def __init__(self, prefix: str, suffix: str, above: str = "") -> None:
+        self.context = filters.FilterContext(prefix, suffix, above=above)
         self.shown = ""
         self.final: str | None = None  # set once a stopper cut the text, or its first line is spoiled:
         # generation can stop
@@ -27,11 +30,10 @@ class StableText:
     def update(self, raw: str) -> str | None:
         """Feed the whole generated text so far; a longer text to show now, or None."""
         lines, self._lines = self._lines, raw.count("\n")
-        if not self.shown and self._lines > lines and filters.spoiled(raw, filters.FilterContext(self.prefix,
-                                                                                                  self.suffix)):
+        if not self.shown and self._lines > lines and filters.spoiled(raw, self.context):
             self.final = ""  # its first line is dropped whatever follows: the model may stop
             return None
-        streaming = filters.FilterContext(self.prefix, self.suffix, final=False)
+        streaming = replace(self.context, final=False)
         if self._lines == lines and not filters.stops(raw, streaming)[1]:
             return None  # no line completed and nothing to stop: nothing new may show (the cleaners wait)
         text, stopped = filters.run(raw, streaming)
@@ -41,7 +43,7 @@ class StableText:
         end = text.rfind("\n")
         if end <= 0:
             return None  # the first line is still open
-        final = filters.FilterContext(self.prefix, self.suffix)
+        final = self.context
         whole, _ = filters.run(text[:end], final)
         if not self.shown and not whole and filters.ends_statement(raw.split("\n", 1)[0], final):
             self.final = ""  # a whole statement the rules drop: the lines after it cannot save it
@@ -52,7 +54,7 @@ class StableText:
         """The final text once generation ended (`truncated`: at the token limit)."""
         if self.final is not None:
             return self.final
-        text, _ = filters.run(raw, filters.FilterContext(self.prefix, self.suffix, truncated=truncated))
+        text, _ = filters.run(raw, replace(self.context, truncated=truncated))
         return text if text.startswith(self.shown) else self.shown
 
     def _extend(self, text: str) -> str | None:

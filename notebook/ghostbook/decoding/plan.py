@@ -20,6 +20,7 @@ from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import (
     EchoStart,
+    OtherNamesValue,
     avoid_first,
     imports_above,
     nearby_lines,
@@ -150,6 +151,8 @@ class DecodePlan:
         if blank_line:  # a new line: a lone name the notebook never mentions (`s`) or `#` says nothing
             words = Fragments(text.prefix + text.suffix, shown=_shows_a_name(start, head, text.cell_suffix))
             fit = both(fit, words)
+            if not head and (values := OtherNamesValue.above(text.above)) is not None:
+                fit = both(fit, values)  # no `s = ` + another name's value
             if below_code(text.cell_prefix):  # right below a statement no import begins
                 begins = _with_no_import(begins, text)
         elif (attributes := Attributes.at(head, text.prefix + text.suffix, text.attributes, text.has)) is not None:

@@ -13,9 +13,11 @@ be cut by the suffix-overlap filter, leaving nothing to show.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ghostbook.decoding.syntax_fit import parses, without_magics
@@ -336,27 +338,77 @@ _NAMED_VALUE = re.compile(r"^([A-Za-z_][\w.]*(?:\[[^\]]*\])?)\s*=(?!=)\s*(\S.*?)
 _SHORTEST_VALUE = 6
 
 
+def assigned_values(above: str) -> dict[str, frozenset[str]]:
+    """The whole values the top-level lines `above` assign (6 characters or more, their brackets
+    closed: not `0`, nor `pd.DataFrame(` opening a call over several lines), each with the names it is
+    assigned to."""
+    names: dict[str, set[str]] = {}
+    for line in above.split("\n"):
+        m = _NAMED_VALUE.match(line)
+        if m is not None and len(m.group(2)) >= _SHORTEST_VALUE and not _opens(m.group(2)):
+            names.setdefault(m.group(2), set()).add(m.group(1))
+    return {value: frozenset(targets) for value, targets in names.items()}
+
+
 def other_names_values(head: str, above: str) -> frozenset[bytes]:
     """For the search's `avoid` of a first line: at a top-level assignment's value (`my_dataframe = `),
-    the whole values the lines `above` the cursor's line (the notebook's, the cells above included) assign to
-    another name. In the training notebooks a value one earlier line assigned to another name is the
-    value meant in 2.8% of the assignments that have one (the nearest such value in 0.8%), where the
-    same name's earlier value is in 29.7%: the small model's copy of another name's value (`my_data =
-    np.array(...)`, then `my_dataframe = ` + `np.array(...)`) is a guess, not the next step. Values
-    with a bracket left open (`pd.DataFrame(`, a call written over several lines) and short ones are
-    kept."""
+    the whole values the lines `above` the cursor's line (the notebook's, the cells above included)
+    assign to another name (`assigned_values`). In the training notebooks a value one earlier line
+    assigned to another name is the value meant in 2.8% of the assignments that have one (the nearest
+    such value in 0.8%), where the same name's earlier value is in 29.7%: the small model's copy of
+    another name's value (`my_data = np.array(...)`, then `my_dataframe = ` + `np.array(...)`) is a
+    guess, not the next step."""
     asked = _NAMED_VALUE.match(head + "0")
     if asked is None or _VALUE_ASKED.match(head) is None:
         return frozenset()
-    target = asked.group(1)
     space = "" if head.endswith(" ") else " "
-    values = set()
-    for line in above.split("\n"):
-        m = _NAMED_VALUE.match(line)
-        if m is None or m.group(1) == target or len(value := m.group(2)) < _SHORTEST_VALUE or _opens(value):
-            continue
-        values.add((space + value).encode())
-    return frozenset(values)
+    return frozenset((space + value).encode() for value, targets in assigned_values(above).items()
+                     if asked.group(1) not in targets)
+
+
+@dataclass(frozen=True)
+class OtherNamesValue:
+    """A line rule (`lines.LineFit`) of a new line: not a top-level `name = value` whose whole value the
+    notebook above assigns to another name (`s = np.random.randint(0,100,(10,2))` below `data = ` that;
+    `other_names_values` is the same at `name = `)."""
+
+    values: Mapping[str, frozenset[str]]  # `assigned_values` of the notebook above
+
+    @classmethod
+    def above(cls, above: str) -> OtherNamesValue | None:
+        values = assigned_values(above)
+        return cls(values) if values else None
+
+    def fits(self, line: bytes) -> bool:
+        m = _NAMED_VALUE.match(line.decode("utf-8", "replace").rstrip())
+        if m is None:
+            return True
+        targets = self.values.get(m.group(2))
+        return targets is None or m.group(1) in targets
+
+
+@dataclass(frozen=True)
+class ValueOfAnotherName:
+    """The final filter's side of `OtherNamesValue` (`decoding.suggestion` rule): at a new top-level line
+    or a top-level `name = ` whose value is not begun, a suggestion whose first line makes the line
+    `name = value` with a value the notebook above assigns only to other names is none (where the beam
+    ran out of time and greedy finished the line, no line rule of the search saw it)."""
+
+    before: str  # the cursor's cell up to the cursor
+    above: str  # the notebook's text above the cursor's line ("": the rule does nothing)
+
+    def cut(self, text: str) -> str:
+        head = self.before.rsplit("\n", 1)[-1]
+        if not self.above or (head and _VALUE_ASKED.match(head) is None):
+            return text
+        rule = _other_names(self.above)
+        return "" if rule is not None and not rule.fits((head + text.split("\n", 1)[0]).encode()) else text
+
+
+@functools.lru_cache(maxsize=4)
+def _other_names(above: str) -> OtherNamesValue | None:
+    """`OtherNamesValue.above`, once per notebook text (the final filter runs several times a suggestion)."""
+    return OtherNamesValue.above(above)
 
 
 def _opens(value: str) -> bool:

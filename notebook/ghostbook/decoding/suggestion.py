@@ -14,7 +14,10 @@ same rules as it goes (`decoding.lines`: lines to avoid, where a line may start)
   (`decoding.statements`: a server's text has no search that keeps to names after the dot);
 - `SyntaxPrefix`: never breaks the cell's syntax where a shorter prefix would not (`decoding.syntax_fit`);
 - `CommentBlock`: no block of comments unless the user is writing one (`decoding.comments`);
-- `RepeatedCondition`: no `elif` tests a condition its chain already tests (`decoding.conditions`).
+- `RepeatedCondition`: no `elif` tests a condition its chain already tests (`decoding.conditions`);
+- `ClosedEmpty`: no call the notebooks nearly always pass something closed empty (`decoding.empty_calls`);
+- `ValueOfAnotherName`: no top-level `name = value` whose whole value the notebook above assigns only to
+  other names (`decoding.repetition`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ghostbook.decoding.conditions import RepeatedCondition
 from ghostbook.decoding.empty_calls import ClosedEmpty
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
-from ghostbook.decoding.repetition import EchoedCall, LineBefore, NearbyCopies, OwnLines
+from ghostbook.decoding.repetition import EchoedCall, LineBefore, NearbyCopies, OwnLines, ValueOfAnotherName
 from ghostbook.decoding.statements import NewStatement
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
@@ -47,7 +50,9 @@ class SuggestionRules:
     rules: tuple[tuple[str, Rule], ...]
 
     @classmethod
-    def around(cls, before: str, after: str) -> SuggestionRules:
+    def around(cls, before: str, after: str, above: str = "") -> SuggestionRules:
+        """The rules around the cursor: `before` and `after` it in its cell; `above`, the notebook's text
+        above the cursor's line, for the rules that read the cells above (none where it is "")."""
         return cls((
             ("starts with extra whitespace", LeadingSpace(before)),
             ("starts a new statement", NewStatement(before)),
@@ -56,6 +61,7 @@ class SuggestionRules:
             ("repeats the line before", LineBefore(before, after)),
             ("echoes the call it is in", EchoedCall(before)),
             ("closes a call that takes arguments", ClosedEmpty(before)),
+            ("another name's value", ValueOfAnotherName(before, above)),
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),
             ("breaks the syntax", SyntaxPrefix(before, after)),
