@@ -24,6 +24,8 @@ def test_a_lone_unknown_name_or_an_empty_comment_is_a_fragment() -> None:
     rule = Fragments(NOTEBOOK)
     assert not rule.fits(b"s") and not rule.fits(b"    se ") and not rule.fits(b"#")
     assert rule.fits(b"sales") and rule.fits(b"sales.head()") and rule.fits(b"# plot it") and rule.fits(b")")
+    # a rule of dashes (the walks' new cells: `# ----------------`) says nothing either; `# 1.` does
+    assert not rule.fits(b"# ----------------") and not rule.fits(b"#####") and rule.fits(b"# 1.")
     both = AllFit([SyntaxFit("x = 1\n", ""), rule])
     assert both.fits(b"sales") and not both.fits(b"s") and not both.fits(b"sales)")
 

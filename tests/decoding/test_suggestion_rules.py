@@ -140,6 +140,7 @@ def test_a_new_line_never_starts_with_an_empty_comment_even_among_comments() -> 
     assert CommentBlock(below_a_comment).cut(licence) == ""
     assert CommentBlock(below_a_comment).cut("# of reporting\npd.options.display.max_rows = 10") != ""
     assert CommentBlock("x = 1  ").cut("#") == "#"  # an inline comment begun: the user's
+    assert CommentBlock("import numpy as np\n").cut("# ----------------\nx = 1") == ""
 
 
 def test_spoiled_only_where_no_text_after_the_first_line_can_save_it() -> None:

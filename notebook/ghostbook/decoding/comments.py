@@ -3,16 +3,27 @@ code goes often writes lines of `#` prose instead. Two or more comment lines in 
 all after them) unless the cursor's line or the code line above it is a comment; one comment line
 before code (`# plot` then `plt.plot(x)`) stays. A docstring the suggestion opens and goes on writing
 (a triple quote, then prose) is such a block too. Nor does a suggestion on a new line start with an
-empty comment (`#`, then a licence's lines copied from the notebook's first cell), comments or not."""
+empty comment (`#`, then a licence's lines copied from the notebook's first cell; `# ----------------`,
+a rule with no word in it, which no one types as suggested), comments or not."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 BLOCK = 2  # comment lines in a row that make a block
 
 
 QUOTES = ('"""', "'''")
+
+
+# a comment with no letter or digit in it: `#`, `# ----------------`, `#####`
+_EMPTY_COMMENT = re.compile(r"#[^A-Za-z0-9]*")
+
+
+def empty_comment(line: str) -> bool:
+    """Whether `line` is a comment that says nothing (`_EMPTY_COMMENT`), its indentation aside."""
+    return _EMPTY_COMMENT.fullmatch(line.strip()) is not None
 
 
 def _comment(line: str) -> bool:
@@ -39,7 +50,7 @@ class CommentBlock:
 
     def cut(self, text: str) -> str:
         head = self.before.rsplit("\n", 1)[-1]
-        if not head.strip() and text.split("\n", 1)[0].strip() == "#":
+        if not head.strip() and empty_comment(text.split("\n", 1)[0]):
             return ""  # a new line that starts with an empty comment says nothing there (`fragments`)
         if self.writing_comments():
             return text

@@ -30,6 +30,8 @@ import keyword
 import re
 import sys
 
+from ghostbook.decoding.comments import empty_comment
+
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+\(?([\w. \t,]+)", re.M)
 _IMPORTED_MODULE = re.compile(r"^[ \t]*(?:import[ \t]+([\w.]+)|from[ \t]+([\w.]+)[ \t]+import\b)", re.M)
@@ -54,8 +56,8 @@ OPEN_LETTERS = 2
 class Fragments:
     """Lines (bytes, as the beam writes them) keep the rule unless they are one name that `text` (the
     notebook around the cursor) does not have as a word, binds by an import or writes only before a
-    dot (`sns`, `nx`: a module shown says nothing), a `#` with nothing after it, or an import of one
-    module that brings nothing new (`_new_import`). With `shown` False (the line is above more code
+    dot (`sns`, `nx`: a module shown says nothing), a comment with no word (`comments.empty_comment`),
+    or an import of one module that brings nothing new (`_new_import`). With `shown` False (the line is above more code
     of its cell, or in a block) a lone name is a fragment whatever it names, and so is one the line
     indents (a block's body); keywords (`break`, `return`) are statements, not names."""
 
@@ -80,7 +82,7 @@ class Fragments:
 
     def fits(self, line: bytes) -> bool:
         code = line.strip()
-        if code == b"#" or _SELF_ASSIGNMENT.fullmatch(code):
+        if empty_comment(code.decode("utf-8", "replace")) or _SELF_ASSIGNMENT.fullmatch(code):
             return False
         if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
             return self._new_import(m.group(1), m.group(2) is not None)
