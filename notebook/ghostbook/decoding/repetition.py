@@ -19,6 +19,7 @@ import re
 import tokenize
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from ghostbook.decoding.syntax_fit import parses, without_magics
 
@@ -338,16 +339,17 @@ _NAMED_VALUE = re.compile(r"^([A-Za-z_][\w.]*(?:\[[^\]]*\])?)\s*=(?!=)\s*(\S.*?)
 _SHORTEST_VALUE = 6
 
 
-def assigned_values(above: str) -> dict[str, frozenset[str]]:
+@functools.lru_cache(maxsize=4)
+def assigned_values(above: str) -> Mapping[str, frozenset[str]]:
     """The whole values the top-level lines `above` assign (6 characters or more, their brackets
     closed: not `0`, nor `pd.DataFrame(` opening a call over several lines), each with the names it is
-    assigned to."""
+    assigned to. Once per notebook text: the request's plan and its final filter both read it."""
     names: dict[str, set[str]] = {}
     for line in above.split("\n"):
         m = _NAMED_VALUE.match(line)
         if m is not None and len(m.group(2)) >= _SHORTEST_VALUE and not _opens(m.group(2)):
             names.setdefault(m.group(2), set()).add(m.group(1))
-    return {value: frozenset(targets) for value, targets in names.items()}
+    return MappingProxyType({value: frozenset(targets) for value, targets in names.items()})
 
 
 def other_names_values(head: str, above: str) -> frozenset[bytes]:
@@ -401,14 +403,8 @@ class ValueOfAnotherName:
         head = self.before.rsplit("\n", 1)[-1]
         if not self.above or (head and _VALUE_ASKED.match(head) is None):
             return text
-        rule = _other_names(self.above)
+        rule = OtherNamesValue.above(self.above)
         return "" if rule is not None and not rule.fits((head + text.split("\n", 1)[0]).encode()) else text
-
-
-@functools.lru_cache(maxsize=4)
-def _other_names(above: str) -> OtherNamesValue | None:
-    """`OtherNamesValue.above`, once per notebook text (the final filter runs several times a suggestion)."""
-    return OtherNamesValue.above(above)
 
 
 def _opens(value: str) -> bool:
