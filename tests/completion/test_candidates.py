@@ -9,7 +9,7 @@ from ghostbook.completion import gate
 from ghostbook.completion.candidates import MAX_CANDIDATES, candidates, completes_key
 from ghostbook.completion.context import CellText, ContextBuilder
 from ghostbook.completion.settings import CompletionSettings
-from ghostbook.eval.notebook_bench import run_tasks
+from ghostbook.eval.notebook_bench import FixedNamespace, run_tasks
 from ghostbook.eval.notebook_tasks import NotebookTask
 
 from tests.completion.conftest import FakeCell
@@ -355,6 +355,7 @@ async def test_a_new_line_does_not_give_another_name_a_value_above() -> None:
                "from mpl_toolkits.mplot3d import Axes3D\n")
     tasks = [NotebookTask(f"t{n}", "nb", "line", (*above, source), 4, len(source), "")
              for n, source in enumerate(("", imports))]
-    for result in await run_tasks(tasks, "default", CompletionSettings(), progress=False, namespaces=[[], []]):
+    for result in await run_tasks(tasks, "default", CompletionSettings(), progress=False,
+                                  kernels=[FixedNamespace(), FixedNamespace()]):
         assert "= np.random.randint(0,100,(10,2))" not in result.completion \
             or result.completion.startswith("data ="), result.completion

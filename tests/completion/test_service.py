@@ -29,6 +29,9 @@ class Namespace:
     async def attributes(self, owner: str) -> tuple[str, ...] | None:
         return None
 
+    async def files(self) -> tuple[str, ...] | None:
+        return None
+
 
 def make_service(tmp_path: Path, backend: object | None = None, model: str = "default",
                  cells: list[FakeCell] | None = None) -> tuple[CompletionService, Outbox, list[FakeCell]]:

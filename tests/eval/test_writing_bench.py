@@ -90,7 +90,7 @@ async def test_writing_mode_runs_the_cells_above_and_the_prompt_holds_the_kernel
     try:
         results = await bench.run_tasks([p.task for p in prepared], str(shared_tiny_gguf(tmp_path_factory)),
                                         CompletionSettings(beam_width=2), progress=False, registry=registry,
-                                        automatic=True, namespaces=[p.namespace for p in prepared])
+                                        automatic=True, kernels=[p.kernel() for p in prepared])
     finally:
         await registry.close()
     prompts = spies[0].prompts

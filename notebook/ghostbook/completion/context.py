@@ -31,6 +31,10 @@ class ContextProvider(Protocol):
         """The attribute names of the kernel's object `owner` (a dotted name); None: no such object, or
         the kernel cannot say."""
 
+    async def files(self) -> tuple[str, ...] | None:
+        """The files in the kernel's working folder, relative to it (`completion.file_paths`); None: the
+        kernel cannot say."""
+
 
 @dataclass(frozen=True)
 class CellText:
@@ -44,7 +48,8 @@ class Context:
     `above`/`below` the whole notebook's text above and below the cell (the namespace block first), for
     the candidates copied from it (`completion.candidates`; "": only what the prompt holds);
     `attributes`: where the cursor takes an attribute of a kernel object (`df.`), what it has (None:
-    unknown)."""
+    unknown); `files`: where the cursor is at a reading call's path (`pd.read_csv(`), the files the
+    kernel's working folder has (None: unknown)."""
 
     prefix: str
     suffix: str
@@ -53,6 +58,7 @@ class Context:
     above: str = ""
     below: str = ""
     attributes: tuple[str, ...] | None = None
+    files: tuple[str, ...] | None = None
 
 
 def as_code(cell: CellText) -> str:

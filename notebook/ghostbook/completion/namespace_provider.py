@@ -2,7 +2,7 @@
 silently in the notebook's kernel (whatever IPython kernel it is; nothing is installed there); and
 what one object there has (`attributes`: ghost text after `df.`).
 
-Completion sees only `namespace_lines()` and `attributes()`; this module sees only an object with
+Completion sees only `namespace_lines()`, `attributes()` and `files()`; this module sees only an object with
 `run_silent`.
 """
 
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ghostbook.completion.file_paths import kernel_files
 from ghostbook.completion.kernel_attributes import kernel_attributes
 from ghostbook.completion.silent_runner import SilentRunner
 
@@ -25,16 +26,17 @@ log = logging.getLogger(__name__)
 
 MODULE = "__ghostbook_kernel__"
 ATTRIBUTES_TIMEOUT = 0.5  # a request waits at most this long for an object's attributes (a busy kernel)
+FILES_TIMEOUT = 0.5  # and for the working folder's files
 EXPRESSION = (f"__import__('sys').modules[{MODULE!r}].summary(get_ipython().user_ns, "
               "get_ipython().user_ns_hidden)")
 
 
-def kernel_source_path() -> Path:
-    """The source of kernels/ghostbook_kernel/namespace.py (installed with Ghostbook as `ghostbook_kernel`)."""
+def kernel_source_path(name: str = "namespace.py") -> Path:
+    """The source of kernels/ghostbook_kernel/`name` (installed with Ghostbook as `ghostbook_kernel`)."""
     spec = importlib.util.find_spec("ghostbook_kernel")
     if spec is not None and spec.submodule_search_locations:
-        return Path(next(iter(spec.submodule_search_locations))) / "namespace.py"
-    return Path(__file__).resolve().parents[3] / "kernels" / "ghostbook_kernel" / "namespace.py"
+        return Path(next(iter(spec.submodule_search_locations))) / name
+    return Path(__file__).resolve().parents[3] / "kernels" / "ghostbook_kernel" / name
 
 
 def install_code(source: str) -> str:
@@ -70,6 +72,8 @@ class KernelNamespace:
         self._settle_timeout = settle_timeout
         self._task: asyncio.Task[None] | None = None
         self._attributes: dict[str, tuple[str, ...] | None] = {}  # since the last run ended
+        self._files: list[tuple[str, ...] | None] = []  # the answer since the last run ended, once asked
+        self._files_source: str | None = None
 
     def namespace_lines(self) -> list[str]:
         return self.lines
@@ -83,16 +87,30 @@ class KernelNamespace:
             self._attributes[owner] = found.get(owner)
         return self._attributes[owner]
 
+    async def files(self) -> tuple[str, ...] | None:
+        """The files in the kernel's working folder (`completion.file_paths`), asked once between runs (a
+        run may write one, or change the folder); None where the kernel cannot say in time."""
+        if not self._files:
+            runner = self._runner()
+            if runner is None:
+                return None
+            if self._files_source is None:
+                self._files_source = await asyncio.to_thread(kernel_source_path("files.py").read_text)
+            self._files[:] = [await kernel_files(runner, self._files_source, FILES_TIMEOUT)]
+        return self._files[0]
+
     def clear(self) -> None:
         """The kernel restarted: its namespace is empty."""
         self.lines = []
         self._owed = False
         self._attributes.clear()
+        self._files.clear()
 
     def outdated(self) -> None:
         """A run ended in the kernel: the summary is out of date until the next refresh."""
         self._owed = True
         self._attributes.clear()
+        self._files.clear()
 
     async def settled(self) -> None:
         """Wait (at most `settle_timeout`) for a summary begun after the last run ended, when one is owed or in

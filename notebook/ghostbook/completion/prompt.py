@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ghostbook.completion.candidates import candidates, names_to_import
+from ghostbook.completion.candidates import MAX_CANDIDATES, candidates, names_to_import
 from ghostbook.completion.context import Context, namespace_lines
+from ghostbook.completion.file_paths import choices, with_paths
 from ghostbook.completion.filters import multi_line_possible
 from ghostbook.completion.module_attributes import at_cursor
 from ghostbook.decoding.attributes import Attributes
@@ -74,7 +75,8 @@ def make_prompt(backend: Backend, ctx: Context, max_new: int, beam: int = 1, rea
     if multi_line is None:  # line by line only where the suggestion may go past the cursor's line
         multi_line = multi_line_possible(ctx.cell_suffix.split("\n", 1)[0])
     around = Around(ctx.prefix, ctx.suffix, ctx.cell_prefix, ctx.cell_suffix, known_names(ctx), ctx.attributes,
-                    notes=namespace_lines(ctx.prefix), above=around_line(ctx)[1])
+                    notes=namespace_lines(ctx.prefix), above=around_line(ctx)[1],
+                    files=choices(ctx.cell_prefix.rsplit("\n", 1)[-1], ctx.files))
     plan = DecodePlan.around(around, removed, max_new,
                              stop_ids(template, backend.lookup), Choices(beam, read_check, syntax, multi_line,
                                                                           search_ms),
@@ -106,9 +108,12 @@ def around_line(ctx: Context) -> tuple[str, str, str]:
 
 def candidate_lines(ctx: Context) -> list[str]:
     """The rests of the cursor's line copied from the notebook (`completion.candidates`), best first;
-    after a kernel object's `X.`, only those that take an attribute X has."""
+    after a kernel object's `X.`, only those that take an attribute X has; at a reading call's path, the
+    kernel's files first (`completion.file_paths`)."""
     head, before, after = around_line(ctx)
     found = candidates(head, before, after, ctx.cell_suffix.partition("\n")[0], ctx.attributes)
+    if (files := choices(head, ctx.files)) is not None:
+        found = with_paths(found, head, files, before, ctx.cell_suffix.partition("\n")[0])[:MAX_CANDIDATES]
     rule = Attributes.at(head, "", None, ctx.attributes) if ctx.attributes is not None else None
     return found if rule is None else [line for line in found if rule.fits(line.encode())]
 

@@ -26,6 +26,7 @@ from ghostbook.completion.candidates import completes_key
 from ghostbook.completion.confidence import Evidence, confidence_model
 from ghostbook.completion.context import CellText, Context, ContextBuilder, ContextProvider, namespace_block
 from ghostbook.completion.controls import Broadcast, Send, SettingsController
+from ghostbook.completion.file_paths import only_file, path_rests
 from ghostbook.completion.kernel_attributes import owner_at_cursor
 from ghostbook.completion.line_memory import line_memory
 from ghostbook.completion.prompt import Prompt, around_line, candidate_lines, make_prompt, suffix_share
@@ -33,6 +34,7 @@ from ghostbook.completion.settings import CompletionSettings, SettingsStore, sha
 from ghostbook.completion.stable import StableText
 from ghostbook.completion.stats import CompletionStats
 from ghostbook.completion.telemetry import shared_telemetry
+from ghostbook.decoding.paths import path_at
 from ghostbook.decoding.plan import Trace
 from ghostbook.decoding.reading import next_lines
 from ghostbook.models.backend import Backend, GenStats, ModelStatus
@@ -200,11 +202,12 @@ class CompletionService:
         if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
-        attributes = None
+        attributes = files = None
         if self._provider is not None:
             await self._provider.settled()  # just after a run: its names, not the summary before it
             owner = owner_at_cursor(source[:cursor])
             attributes = await self._provider.attributes(owner) if owner is not None else None
+            files = await self._provider.files() if path_at(source[:cursor].rsplit("\n", 1)[-1]) else None
         backend = await self.registry.for_request(settings.model)  # while another loads: the one serving
         if backend is None:
             status = self.registry.status
@@ -214,7 +217,7 @@ class CompletionService:
                                 cells, index, cursor, self._provider.namespace_lines() if self._provider else ())):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
-        ctx = self._context(backend, cells, index, cursor, settings, attributes=attributes)
+        ctx = self._context(backend, cells, index, cursor, settings, attributes=attributes, files=files)
         hit = self.cache.get(ctx.prefix, ctx.suffix)
         if hit is not None and (hit.text or msg.trigger == "auto"):  # asked where nothing came: try again
             self.stats.cache_hits += 1
@@ -225,9 +228,10 @@ class CompletionService:
             return
         full, later = ctx, None
         if not isinstance(backend, RemoteBackend):  # a cold prompt: read a shorter one now, the whole one after
-            ctx, later = coldstart.choose(backend, ctx, lambda: self._context(backend, cells, index, cursor, settings,
-                                                                                cold=True, attributes=attributes),
-                                          settings.max_new_tokens)
+            ctx, later = coldstart.choose(
+                backend, ctx, lambda: self._context(backend, cells, index, cursor, settings, cold=True,
+                                                    attributes=attributes, files=files),
+                settings.max_new_tokens)
         again = msg.trigger == "forced" and settings.search_ms > 0 and not isinstance(backend, RemoteBackend)
         # general Python: the whole search pays there, where its read check has lines after the cursor to read
         hold = again and in_function_body(ctx.cell_prefix) and bool(next_lines(full.suffix).strip())
@@ -314,7 +318,7 @@ class CompletionService:
         if inflight.cancel.is_set() and self._inflight.get(client_id) is not inflight:
             return None
         evidence = _evidence(shown, trace, ctx, notebook)
-        return _Made(shown, self.confidence.probability(evidence) if confidence is None else confidence,
+        return _Made(shown, self._judged(shown, ctx, evidence) if confidence is None else confidence,
                      trace.origin, evidence, None if isinstance(backend, RemoteBackend) else first)
 
     def _candidate(self, ctx: Context) -> _Made | None:
@@ -329,8 +333,17 @@ class CompletionService:
         return None
 
     def _confidence(self, text: str, trace: Trace, ctx: Context, notebook: str) -> float:
-        """P(the user types `text`'s first line exactly), by `completion.confidence`."""
-        return self.confidence.probability(_evidence(text, trace, ctx, notebook))
+        """P(the user types `text`'s first line exactly) (`_judged`)."""
+        return self._judged(text, ctx, _evidence(text, trace, ctx, notebook))
+
+    def _judged(self, text: str, ctx: Context, evidence: Evidence) -> float:
+        """P(the user types `text`'s first line exactly), by `completion.confidence` on `evidence`; 1 where
+        the kernel's folder settles it (`file_paths.only_file`: the one file of its kind at `pd.read_csv(`)."""
+        head, above, _ = around_line(ctx)
+        if (only := only_file(head, ctx.files)) is not None and text.partition("\n")[0] in path_rests(
+                head, [only], above, ctx.cell_suffix.partition("\n")[0]):
+            return 1.0
+        return self.confidence.probability(evidence)
 
     def _shows(self, msg: p.Suggest, confidence: float | None) -> bool:
         """Whether a suggestion of this `confidence` may show: an automatic one of the model the confidence
@@ -341,9 +354,10 @@ class CompletionService:
 
     def _context(self, backend: Backend, cells: Sequence[CellLike], index: int, cursor: int,
                  settings: CompletionSettings, cold: bool = False,
-                 attributes: tuple[str, ...] | None = None) -> Context:
+                 attributes: tuple[str, ...] | None = None, files: tuple[str, ...] | None = None) -> Context:
         """The context for `cursor`; `cold`: as `self.cold` says (its own sticky cells above);
-        `attributes`: what the kernel's object at the cursor has (`Context.attributes`)."""
+        `attributes`: what the kernel's object at the cursor has, `files` the kernel's folder's
+        (`Context`)."""
         budget = max(32, min(settings.context_tokens, backend.info.n_ctx - settings.max_new_tokens - 8))
         if cold:
             budget = min(budget, self.cold.budget)
@@ -352,7 +366,9 @@ class CompletionService:
             self._provider.namespace_lines() if self._provider else (),
             suffix_share(backend), key=cells[index].id + ("\0cold" if cold else ""),
             neighbours=not (cold and self.cold.cell_only))
-        return dataclasses.replace(ctx, attributes=attributes) if attributes is not None else ctx
+        if attributes is None and files is None:
+            return ctx
+        return dataclasses.replace(ctx, attributes=attributes, files=files)
 
     def _prefill_soon(self, backend: Backend, ctx: Context) -> None:
         """Read `ctx`'s whole prompt into the KV cache in the background (any request stops it)."""

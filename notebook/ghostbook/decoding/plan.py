@@ -17,6 +17,7 @@ from ghostbook.decoding.empty_calls import EmptyCall, EmptyCalls
 from ghostbook.decoding.fragments import Fragments, NoImport, below_code
 from ghostbook.decoding.indentation import AllStarts, IndentRule, StartRule, start_rule
 from ghostbook.decoding.lines import FurtherLines, LineFit, LineRules, both
+from ghostbook.decoding.paths import Paths
 from ghostbook.decoding.reading import ReadCheck
 from ghostbook.decoding.repetition import (
     EchoStart,
@@ -66,6 +67,7 @@ class Around:
     has: tuple[str, ...] | None = None
     notes: tuple[str, ...] = ()
     above: str = ""  # the notebook's text above the cursor's line, whole (the prompt's prefix may be cut)
+    files: tuple[str, ...] | None = None  # at a reading call's path, the files there are (`decoding.paths`)
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,9 @@ class DecodePlan:
             words = attributes
             fit = both(fit, attributes)  # after `X.` an attribute, not one of the notebook's variables
             begins = attributes if start is None else AllStarts([start, attributes])
+        if not blank_line and (paths := Paths.around(head, text.files, text.above)) is not None:
+            fit = both(fit, paths)  # a file's path names a file there is
+            begins = paths if begins is None else AllStarts([begins, paths])
         if not blank_line and (echo := EchoStart.at(head)) is not None:  # not the call the cursor is in again
             begins = echo if begins is None else AllStarts([begins, echo])
         if not blank_line and (empty := EmptyCall.at(head)) is not None:  # `print(` is not closed at once

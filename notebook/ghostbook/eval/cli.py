@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ghostbook eval", description=__doc__)
     ap.add_argument("models", nargs="*", default=["default"])
     ap.add_argument("--tasks", nargs="+", default=["single", "multi"],
-                    choices=["single", "multi", "heldout", "notebook", "humaneval"],
+                    choices=["single", "multi", "heldout", "notebook", "humaneval", "paths"],
                     help="single/multi: HumanEval infilling by the bare decoder; notebook: the notebook benchmark "
                          "through the editor's completion service; humaneval: HumanEval single-line through that "
                          "same path (forced, cursor after the indentation)")
@@ -105,14 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-ctx", type=int, default=512, help="prompt + generation budget (trained length)")
     ap.add_argument("--json", type=Path, default=None, help="write summary + per-task results here")
     ap.add_argument("--quiet", action="store_true")
-    from ghostbook.eval.notebook_cli import add_arguments, run_notebook
+    from ghostbook.eval.notebook_cli import add_arguments, run_notebook, run_paths
 
     add_arguments(ap)
     args = ap.parse_args(argv)
     for name in ("notebook", "humaneval"):  # these go through the editor's completion service
         if name in args.tasks:
             run_notebook(args, format_table, name)
-    args.tasks = [t for t in args.tasks if t not in ("notebook", "humaneval")]
+    if "paths" in args.tasks:  # so does this
+        run_paths(args)
+    args.tasks = [t for t in args.tasks if t not in ("notebook", "humaneval", "paths")]
     if not args.tasks:
         return 0
 

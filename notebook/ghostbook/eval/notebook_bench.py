@@ -53,11 +53,13 @@ class _Cell:
 
 @dataclass(frozen=True)
 class FixedNamespace:
-    """A kernel namespace summary taken earlier (`ContextProvider`): what the live kernel's would say;
-    `attributes_of`: its answers for objects' attributes ({owner: names}; others unknown)."""
+    """What a task's kernel said, taken earlier (`ContextProvider`): its namespace summary (`lines`),
+    its answers for objects' attributes (`attributes_of`: {owner: names}; others unknown) and the
+    files in its working folder (`files_there`; None: unknown)."""
 
-    lines: tuple[str, ...]
+    lines: tuple[str, ...] = ()
     attributes_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    files_there: tuple[str, ...] | None = None
 
     def namespace_lines(self) -> list[str]:
         return list(self.lines)
@@ -67,6 +69,9 @@ class FixedNamespace:
 
     async def attributes(self, owner: str) -> tuple[str, ...] | None:
         return self.attributes_of.get(owner)
+
+    async def files(self) -> tuple[str, ...] | None:
+        return self.files_there
 
 
 @dataclass(frozen=True)
@@ -143,11 +148,11 @@ class _Outbox:
 async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
                     settings: CompletionSettings | None = None, progress: bool = True,
                     registry: ModelRegistry | None = None, debounce: bool = True, automatic: bool = False,
-                    namespaces: Sequence[Sequence[str]] | None = None, desc: str = "eval notebook",
-                    attributes: Sequence[Mapping[str, tuple[str, ...]]] | None = None) -> list[NotebookResult]:
+                    kernels: Sequence[FixedNamespace] | None = None,
+                    desc: str = "eval notebook") -> list[NotebookResult]:
     """Ask the completion service for every task (`debounce`: after the edit's prompt reading, as the
-    editor's debounce lets it; `automatic`: an automatic request first; `attributes`: each task's kernel
-    answers for objects' attributes, with `namespaces`); raise if the model cannot load."""
+    editor's debounce lets it; `automatic`: an automatic request first; `kernels`: what each task's
+    kernel says, else none is asked); raise if the model cannot load."""
     settings = settings or CompletionSettings()
     own = registry is None
     registry = registry or ModelRegistry()
@@ -161,8 +166,7 @@ async def run_tasks(tasks: Sequence[NotebookTask], model: str = "default",
             for k, task in enumerate(tqdm(tasks, desc=desc, unit="task", disable=not progress)):
                 cells = [_Cell(f"c{i}", "code", src) for i, src in enumerate(task.cells)]
                 outbox = _Outbox()
-                provider = (FixedNamespace(tuple(namespaces[k]), attributes[k] if attributes is not None else {})
-                            if namespaces is not None else None)
+                provider = kernels[k] if kernels is not None else None
                 service = CompletionService(functools.partial(list, cells), outbox.send, _ignore, provider,
                                             registry, store)
                 if debounce:

@@ -127,3 +127,18 @@ def print_gate(runs: list[tuple[str, list[Any]]], png: Path) -> None:
                   f"exact {row.exact:>4}  precision {row.precision:6.1%}  hits kept {row.hits_kept:6.1%}")
     print(f"chart: {gate_report.plot(runs, thresholds, png)}")
 
+
+
+def run_paths(args: argparse.Namespace) -> None:
+    """The paths benchmark (`eval.paths_bench`) on `args.split` (or `--notebooks`) for each model."""
+    from ghostbook.eval import paths_bench
+    from ghostbook.eval.notebook_data import load_notebooks, packaged_split
+
+    path = args.notebooks or packaged_split(args.split)
+    settings = dataclasses.replace(CompletionSettings(), beam_width=args.beam)
+    for spec in args.models:
+        model = spec if spec == "default" else str(Path(spec).expanduser().resolve())
+        out = args.json.with_name(args.json.stem + f".paths-{Path(spec).name}.json") if args.json else None
+        paths_bench.run_cli(load_notebooks(path), model, settings,
+                            f"{Path(spec).name}, {args.split if args.notebooks is None else path}",
+                            progress=not args.quiet, out=out)

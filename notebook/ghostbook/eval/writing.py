@@ -23,6 +23,7 @@ from itertools import groupby
 
 from ghostbook.completion.kernel_attributes import owner_at_cursor
 from ghostbook.eval.kernel import TaskKernel
+from ghostbook.eval.notebook_bench import FixedNamespace
 from ghostbook.eval.notebook_tasks import NotebookTask
 
 _SHELL_LINE = re.compile(r"^(\s*)(!|%(pip|conda|mamba|sx|system|sh)\b)")
@@ -39,6 +40,11 @@ class Prepared:
     namespace: tuple[str, ...]
     clean: bool
     attributes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def kernel(self, attributes: bool = True) -> FixedNamespace:
+        """What the kernel says to the completion service at the task (`attributes`: its answer for the
+        cursor's object too); its working folder is a temporary one, so no files are named."""
+        return FixedNamespace(self.namespace, self.attributes if attributes else {})
 
 
 @dataclass

@@ -61,9 +61,8 @@ def run_writing(args: argparse.Namespace, tasks: Sequence[NotebookTask], title: 
             writing, began = mode != "whole", time.perf_counter()
             found[mode] = asyncio.run(bench.run_tasks(
                 [p.task for p in prepared] if writing else tasks, model, settings, progress=not args.quiet,
-                automatic=True, namespaces=[p.namespace for p in prepared] if writing else None,
-                desc=f"{mode}: completion",
-                attributes=[p.attributes for p in prepared] if mode == "writing" else None))
+                automatic=True, kernels=[p.kernel(mode == "writing") for p in prepared] if writing else None,
+                desc=f"{mode}: completion"))
             took.append(f"{mode} {time.perf_counter() - began:.0f} s")
             rows += [{"model": Path(spec).name, **row} for row in report.rows(mode, found[mode], clean, True)]
             if writing:

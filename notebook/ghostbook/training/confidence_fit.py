@@ -52,8 +52,7 @@ def answer_tasks(tasks: Sequence[NotebookTask], model: str = "default", mode: st
     with tqdm(total=cells_to_run(tasks), desc=f"{name}: kernel", unit="cell", disable=not progress) as bar:
         prepared = asyncio.run(prepare(tasks, tick=bar.update))
     return asyncio.run(bench.run_tasks([p.task for p in prepared], model, settings, progress=progress,
-                                       desc=f"{name}: completion", namespaces=[p.namespace for p in prepared],
-                                       attributes=[p.attributes for p in prepared]))
+                                       desc=f"{name}: completion", kernels=[p.kernel() for p in prepared]))
 
 
 def fit(results: list[NotebookResult]) -> dict[str, float]:

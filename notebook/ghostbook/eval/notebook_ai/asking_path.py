@@ -67,6 +67,9 @@ class _Namespace:
     async def attributes(self, owner: str) -> tuple[str, ...] | None:
         return None  # Ask's prompt reads the namespace's lines, not objects' attributes
 
+    async def files(self) -> tuple[str, ...] | None:
+        return None  # Ask's prompt names no files
+
 
 class ServiceAnswerer:
     """The editor's Ask service with the edit model `spec` (the settings' spec: a .gguf, hf:..., openai:URL,
