@@ -29,6 +29,7 @@ from ghostbook.completion.controls import Broadcast, Send, SettingsController
 from ghostbook.completion.file_paths import only_file, path_rests
 from ghostbook.completion.kernel_attributes import owner_at_cursor
 from ghostbook.completion.line_memory import line_memory
+from ghostbook.completion.passed_over import PassedOver
 from ghostbook.completion.prompt import Prompt, around_line, candidate_lines, make_prompt, suffix_share
 from ghostbook.completion.settings import CompletionSettings, SettingsStore, shared_store
 from ghostbook.completion.stable import StableText
@@ -98,6 +99,7 @@ class _Inflight:
     cancel: threading.Event
     task: asyncio.Task[None] | None = None
     start: float = dataclasses.field(default_factory=time.perf_counter)  # when the request came
+    head: str = ""  # the cursor's line up to the cursor
 
 
 class CompletionService:
@@ -123,6 +125,7 @@ class CompletionService:
         self.last_searched_again = False
         self.last_first: _Made | None = None
         self.confidence = confidence_model()
+        self.passed = PassedOver()  # lines each user dismissed, per cell (`completion.passed_over`)
         self._inflight: dict[str, _Inflight] = {}
         self._builder: tuple[Backend, ContextBuilder] | None = None
         self.prewarms = 0
@@ -143,6 +146,8 @@ class CompletionService:
                 if current is not None and current.ref == message.ref:
                     self._cancel(client_id)
             case p.SuggestFeedback():
+                if message.event == "dismissed":
+                    self.passed.dismissed(message.ref)
                 self.stats.feedback(message.event, message.latency_ms)
                 self.telemetry.feedback(message, self.registry.status.name or self.store.current.model)
                 self._send_stats(client_id)
@@ -199,6 +204,7 @@ class CompletionService:
         if index is None:
             return self._emit_error(client_id, inflight, f"no cell with id {msg.cell_id}")
         source, cursor = cells[index].source, min(msg.cursor, len(cells[index].source))
+        inflight.head = source[:cursor].rsplit("\n", 1)[-1]
         if cells[index].cell_type != "code" or gate.skip_reason(source, cursor, msg.trigger):
             self._emit(client_id, inflight, msg, cursor, "", True, "model")
             return
@@ -223,7 +229,8 @@ class CompletionService:
             self.stats.cache_hits += 1
             self.stats.server_ms.append((time.perf_counter() - start) * 1000)
             self.last_confidence = hit.confidence
-            self._emit(client_id, inflight, msg, cursor, hit.text if self._shows(msg, hit.confidence) else "", True,
+            self._emit(client_id, inflight, msg, cursor,
+                       hit.text if self._shows(client_id, inflight, msg, hit.confidence, hit.text) else "", True,
                        hit.source, hit.confidence)
             return
         full, later = ctx, None
@@ -259,7 +266,8 @@ class CompletionService:
         self.cache.put(full.prefix, full.suffix, made.text, made.confidence)
         self.stats.server_ms.append((time.perf_counter() - start) * 1000)
         self.last_confidence = made.confidence
-        self._emit(client_id, inflight, msg, cursor, made.text if self._shows(msg, made.confidence) else "", True,
+        self._emit(client_id, inflight, msg, cursor,
+                   made.text if self._shows(client_id, inflight, msg, made.confidence, made.text) else "", True,
                    "model", made.confidence)
         if later is not None and self._current(client_id, inflight):
             self._prefill_soon(backend, later)
@@ -309,7 +317,8 @@ class CompletionService:
                     confidence = self._confidence(text, trace, ctx, notebook)
                 if stable.final is not None:
                     inflight.cancel.set()  # the rest would be cut anyway
-                elif text is not None and self._shows(msg, confidence) and not (hold and trace.origin in HELD) \
+                elif text is not None and self._shows(client_id, inflight, msg, confidence, text) \
+                        and not (hold and trace.origin in HELD) \
                         and not self._emit(
                         client_id, inflight, msg, cursor, text, False, "model", confidence):
                     return None
@@ -345,11 +354,17 @@ class CompletionService:
             return 1.0
         return self.confidence.probability(evidence)
 
-    def _shows(self, msg: p.Suggest, confidence: float | None) -> bool:
-        """Whether a suggestion of this `confidence` may show: an automatic one of the model the confidence
-        was fitted on only at the threshold of the "Suggest" setting; any other always."""
+    def _shows(self, client_id: str, inflight: _Inflight, msg: p.Suggest, confidence: float | None,
+               text: str) -> bool:
+        """Whether `text`, of this `confidence`, may show: a forced suggestion always; an automatic one not
+        where it makes a line the user passed over in the cell (`passed_over`), and of the model the
+        confidence was fitted on only at the threshold of the "Suggest" setting."""
         settings = self.store.current
-        return msg.trigger == "forced" or not self.confidence.judges(settings.model) or (
+        if msg.trigger == "forced":
+            return True
+        if self.passed.holds(client_id, msg.cell_id, inflight.head, text):
+            return False
+        return not self.confidence.judges(settings.model) or (
             confidence is not None and confidence >= self.confidence.threshold(settings.suggest))
 
     def _context(self, backend: Backend, cells: Sequence[CellLike], index: int, cursor: int,
@@ -468,6 +483,7 @@ class CompletionService:
             ref=msg.ref, cell_id=msg.cell_id, cursor=cursor, text=text, done=done, source=source,
             confidence=None if confidence is None else round(confidence, 3)))
         if done:
+            self.passed.sent(msg.ref, client_id, msg.cell_id, inflight.head, text)
             self._send_stats(client_id)
         return True
 
