@@ -176,14 +176,25 @@ def test_a_value_assigned_just_above_is_not_the_next_value() -> None:
     """Seen on the notebook benchmark: `mod_h = HurdleCountModel(y, x)`, then `res_h = ` +
     `HurdleCountModel(y, x)` (the model copies the line above) where `mod_h.fit()` was meant."""
     cell = "mod_h = HurdleCountModel(y, x)\nprint(mod_h)\nres_h = "
-    assert repeated_values("res_h = ", cell) == {b"HurdleCountModel(y, x)"}
-    assert repeated_values("res_h =", cell[:-1]) == {b" HurdleCountModel(y, x)"}
+    assert repeated_values("res_h = ", cell) == {b"HurdleCountModel(y, x)", b"res_h"}
+    assert repeated_values("res_h =", cell[:-1]) == {b" HurdleCountModel(y, x)", b" res_h"}
     assert repeated_values("res_h = mod", cell + "mod") == frozenset()  # a value begun: not asked
-    assert repeated_values("a = ", "x = 1\ny = 2\nz = 3\nw = 4\na = ") == {b"2", b"3", b"4"}  # 3 lines up
+    assert repeated_values("a = ", "x = 1\ny = 2\nz = 3\nw = 4\na = ") == {b"2", b"3", b"4", b"a"}  # 3 lines up
     # keyword arguments in an open call share values: `sharex=True,` then `sharey=True,`
     assert repeated_values("    sharey=", "fig, ax = plt.subplots(\n    sharex=True,\n    sharey=") == frozenset()
     plan = DecodePlan.around(Around(cell, "", cell, ""), b"", 16, frozenset(), Choices(beam=8, read_check=False))
     assert b"HurdleCountModel(y, x)" in plan.rules.avoid
+
+
+def test_a_name_is_not_its_own_value() -> None:
+    """TheAlgorithms' random forest notebook as written in the browser: Ctrl+Space at `y = ` wrote `y`."""
+    assert b"y" in repeated_values("y = ", "X = 1\ny = ")  # the search avoids it
+    assert b" df['a']" in repeated_values("df['a'] =", "df['a'] =")
+    assert repeated_values("a, b = ", "a, b = ") == frozenset()
+    rules = SuggestionRules.around("X = 1\ny = ", "")
+    assert rules.enforce("y") == "" and rules.enforce("y + 1") == "y + 1"
+    assert SuggestionRules.around("", "").enforce("y = y") == ""
+    assert SuggestionRules.around("f(sharex=True,\n  sharey=", "").enforce("sharey") == "sharey"  # a keyword's
 
 
 def test_another_names_value_is_not_the_value() -> None:

@@ -82,7 +82,7 @@ class Fragments:
 
     def fits(self, line: bytes) -> bool:
         code = line.strip()
-        if empty_comment(code.decode("utf-8", "replace")) or _SELF_ASSIGNMENT.fullmatch(code):
+        if empty_comment(code.decode("utf-8", "replace")) or assigns_itself(code.decode("utf-8", "replace")):
             return False
         if (m := _IMPORT_LINE.fullmatch(code.decode("utf-8", "replace"))) is not None:
             return self._new_import(m.group(1), m.group(2) is not None)
@@ -173,6 +173,12 @@ def below_code(cell_prefix: str) -> bool:
         if above and not above.startswith("#"):
             return _IMPORTS_MAY_FOLLOW.search(above) is None
     return False
+
+
+def assigns_itself(line: str) -> bool:
+    """Whether `line` assigns a name to itself (`data = data`, `self.x = self.x`): a statement that does
+    nothing (or a NameError)."""
+    return _SELF_ASSIGNMENT.fullmatch(line.strip().encode()) is not None
 
 
 def imported_modules(text: str) -> frozenset[str]:

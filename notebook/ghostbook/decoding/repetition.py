@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ghostbook.decoding.fragments import assigns_itself
 from ghostbook.decoding.syntax_fit import parses, without_magics
 
 LOOP_LINES = 4  # the longest run of lines whose repeat `looping_lines` stops
@@ -324,11 +325,14 @@ def repeated_values(head: str, before: str, reach: int = NEARBY) -> frozenset[by
     code lines within `reach` lines above assign. A value computed again under another name is the line
     above copied, not the next step (`mod_h = HurdleCountModel(y, x)`, then `res_h = ` +
     `HurdleCountModel(y, x)` where `mod_h.fit()` was meant; on the notebook benchmark never the value
-    meant). Not inside brackets, where keyword arguments share values (`sharex=True,`, then `sharey=`)."""
+    meant). Not inside brackets, where keyword arguments share values (`sharex=True,`, then `sharey=`).
+    Nor the name assigned itself (`y = ` + `y`: a walk's Ctrl+Space wrote it)."""
     above = before[: len(before) - len(head)]
     if _VALUE_ASKED.match(head) is None or not parses(without_magics(above)):
         return frozenset()
     values = {m.group(1) for line in above.split("\n")[-reach - 1 :] if (m := _ASSIGNMENT.match(line))}
+    if "," not in (target := head.split("=")[0].strip()):
+        values.add(target)
     space = "" if head.endswith(" ") else " "
     return frozenset((space + value).encode() for value in values)
 
@@ -387,6 +391,21 @@ class OtherNamesValue:
             return True
         targets = self.values.get(m.group(2))
         return targets is None or m.group(1) in targets
+
+
+@dataclass(frozen=True)
+class SelfAssignment:
+    """The final filter's side of the search's `repeated_values` and `Fragments`: a suggestion whose first
+    line makes the cursor's line assign a name to itself (`y = ` + `y`) is none; a statement's, not a
+    keyword argument's (`f(x=` + `x)` passes a name on)."""
+
+    before: str  # the cursor's cell up to the cursor
+
+    def cut(self, text: str) -> str:
+        head = self.before.rsplit("\n", 1)[-1]
+        if not assigns_itself(head + text.split("\n", 1)[0]):
+            return text
+        return "" if parses(without_magics(self.before[: len(self.before) - len(head)])) else text
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ same rules as it goes (`decoding.lines`: lines to avoid, where a line may start)
 - `RepeatedCondition`: no `elif` tests a condition its chain already tests (`decoding.conditions`);
 - `ClosedEmpty`: no call the notebooks nearly always pass something closed empty (`decoding.empty_calls`);
 - `ValueOfAnotherName`: no top-level `name = value` whose whole value the notebook above assigns only to
-  other names (`decoding.repetition`).
+  other names (`decoding.repetition`);
+- `SelfAssignment`: no line that assigns a name to itself (`y = y`; `decoding.repetition`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from ghostbook.decoding.conditions import RepeatedCondition
 from ghostbook.decoding.empty_calls import ClosedEmpty
 from ghostbook.decoding.indentation import LeadingSpace
 from ghostbook.decoding.length import LineCount
-from ghostbook.decoding.repetition import EchoedCall, LineBefore, NearbyCopies, OwnLines, ValueOfAnotherName
+from ghostbook.decoding.repetition import (
+    EchoedCall,
+    LineBefore,
+    NearbyCopies,
+    OwnLines,
+    SelfAssignment,
+    ValueOfAnotherName,
+)
 from ghostbook.decoding.statements import NewStatement
 from ghostbook.decoding.syntax_fit import SyntaxPrefix
 
@@ -62,6 +70,7 @@ class SuggestionRules:
             ("echoes the call it is in", EchoedCall(before)),
             ("closes a call that takes arguments", ClosedEmpty(before)),
             ("another name's value", ValueOfAnotherName(before, above)),
+            ("assigns a name to itself", SelfAssignment(before)),
             ("too many lines", LineCount(before)),
             ("block of comments", CommentBlock(before)),
             ("breaks the syntax", SyntaxPrefix(before, after)),
